@@ -1,0 +1,336 @@
+"""The `gguf` Inspect provider: GGUF models run in-process on the CPU with llama.cpp.
+
+    inspect eval TASK --model gguf/qwen2.5-coder-1.5b
+    inspect eval TASK --model gguf/custom -M path=/models/x.gguf -M n_ctx=8192
+
+One llama.cpp engine is loaded per (file, context, threads, slots) and shared by every
+`get_model()` that asks for it, so a task model and a grader role on the same file hold the
+weights once. Calls queue on the engine's slots (one by default): with a single slot,
+consecutive prompts that share a prefix reuse its KV cache, which is what makes per-sentence
+judging of one summary cheap. The blocking call runs in a worker thread (llama.cpp releases
+the GIL), so Inspect's event loop stays responsive.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio
+from inspect_ai.model import (
+    ChatMessage,
+    ChatMessageAssistant,
+    ChatMessageSystem,
+    ChatMessageUser,
+    GenerateConfig,
+    Logprob,
+    Logprobs,
+    ModelAPI,
+    ModelCall,
+    ModelOutput,
+    ModelUsage,
+    StopReason,
+    TopLogprob,
+)
+from inspect_ai.model._model_output import ChatCompletionChoice
+from inspect_ai.tool import ToolChoice, ToolInfo
+
+from longform_evals.models.gguf_files import (
+    MODELS,
+    ModelFileError,
+    check_gguf_header,
+    get_spec,
+    resolve_model_file,
+    verify_file,
+)
+
+DEFAULT_N_CTX = 16384
+DEFAULT_MAX_TOKENS = 1024
+_INSTALL_RUNTIME = "pip install 'longform-evals[local]'"
+
+
+class MissingExtraError(ImportError):
+    """An optional dependency of the gguf provider is not installed."""
+
+
+def _import_runtime() -> Any:
+    try:
+        import xllamacpp
+    except ImportError as exc:
+        raise MissingExtraError(
+            "the gguf provider needs the llama.cpp runtime `xllamacpp` from the `local` extra; "
+            f"install it with: {_INSTALL_RUNTIME}"
+        ) from exc
+    return xllamacpp
+
+
+@dataclass(frozen=True)
+class EngineKey:
+    """What makes two engines interchangeable."""
+
+    path: str
+    n_ctx: int
+    n_threads: int
+    n_parallel: int
+
+
+class Engine:
+    """One loaded llama.cpp server and the slots that serialise calls to it."""
+
+    def __init__(self, key: EngineKey, verbose: bool) -> None:
+        xllamacpp = _import_runtime()
+        params = xllamacpp.CommonParams()
+        params.model.path = key.path
+        params.n_ctx = key.n_ctx
+        params.n_parallel = key.n_parallel
+        params.cpuparams.n_threads = key.n_threads
+        params.cpuparams_batch.n_threads = key.n_threads
+        params.warmup = False
+        params.verbosity = 3 if verbose else 0
+        try:
+            self.server = xllamacpp.Server(params)
+        except RuntimeError as exc:
+            raise ModelFileError(
+                f"llama.cpp could not load {key.path} (n_ctx={key.n_ctx}): {exc}. "
+                "The file may be corrupt or not a supported GGUF model."
+            ) from exc
+        self.key = key
+        self.slots = threading.BoundedSemaphore(key.n_parallel)
+
+    def chat(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Run one chat completion, waiting for a free slot first."""
+        with self.slots:
+            response = self.server.handle_chat_completions(request)
+        if isinstance(response, str):
+            response = json.loads(response)
+        if not isinstance(response, dict):
+            raise RuntimeError(f"unexpected llama.cpp response type: {type(response).__name__}")
+        return response
+
+
+_ENGINES: dict[EngineKey, Engine] = {}
+_ENGINES_LOCK = threading.Lock()
+
+
+def get_engine(key: EngineKey, verbose: bool = False) -> Engine:
+    """The shared engine for `key`, loading it on first use."""
+    with _ENGINES_LOCK:
+        engine = _ENGINES.get(key)
+        if engine is None:
+            engine = Engine(key, verbose)
+            _ENGINES[key] = engine
+        return engine
+
+
+def _as_bool(value: object) -> bool:
+    if isinstance(value, str):
+        return value.strip().lower() in {"1", "true", "yes", "on"}
+    return bool(value)
+
+
+class GGUFModelAPI(ModelAPI):
+    """Inspect ModelAPI over an in-process llama.cpp engine.
+
+    Model args (`-M key=value`):
+        path: a `.gguf` file to load instead of a named model (the name is then a label).
+        sha256: optional digest the file at `path` must have.
+        n_ctx: context window in tokens (default min(16384, the model's training context)).
+        n_threads: CPU threads (default: all cores).
+        n_parallel: concurrent slots (default 1; more slots split the context between them
+            and lose prefix reuse across slots).
+        verbose: let llama.cpp log to stderr.
+    """
+
+    def __init__(
+        self,
+        model_name: str,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        config: GenerateConfig = GenerateConfig(),
+        **model_args: Any,
+    ) -> None:
+        super().__init__(model_name=model_name, base_url=base_url, api_key=api_key, config=config)
+        args = dict(model_args)
+        path_arg = args.pop("path", None)
+        sha256 = args.pop("sha256", None)
+        n_ctx = args.pop("n_ctx", None)
+        n_threads = int(args.pop("n_threads", os.cpu_count() or 1))
+        n_parallel = int(args.pop("n_parallel", 1))
+        verbose = _as_bool(args.pop("verbose", False))
+        if args:
+            raise ValueError(
+                f"gguf provider: unknown model args {sorted(args)}; accepted: path, sha256, "
+                "n_ctx, n_threads, n_parallel, verbose"
+            )
+        if n_parallel < 1 or n_threads < 1:
+            raise ValueError("gguf provider: n_parallel and n_threads must be at least 1")
+
+        _import_runtime()  # the missing-extra error before any file work
+        if path_arg is not None:
+            path = Path(str(path_arg)).expanduser()
+            check_gguf_header(path)
+            if sha256:
+                verify_file(path, str(sha256), stamp_dir_writable=os.access(path.parent, os.W_OK))
+            train_ctx = MODELS[model_name].n_ctx_train if model_name in MODELS else DEFAULT_N_CTX
+        else:
+            spec = get_spec(model_name)
+            path = resolve_model_file(model_name)
+            check_gguf_header(path)
+            train_ctx = spec.n_ctx_train
+        self.n_ctx = int(n_ctx) if n_ctx is not None else min(DEFAULT_N_CTX, train_ctx)
+        if self.n_ctx < 256:
+            raise ValueError(f"gguf provider: n_ctx={self.n_ctx} is too small (minimum 256)")
+        self.model_path = path
+        self.engine = get_engine(
+            EngineKey(str(path.resolve()), self.n_ctx, n_threads, n_parallel), verbose
+        )
+        self._tokenizer_name = "qwen3" if "qwen" in model_name.lower() else "cl100k_base"
+
+    def max_tokens(self) -> int | None:
+        return DEFAULT_MAX_TOKENS
+
+    def max_connections(self) -> int:
+        # More connections than slots would only queue in worker threads.
+        return self.engine.key.n_parallel
+
+    def connection_key(self) -> str:
+        return f"gguf:{self.engine.key.path}"
+
+    async def count_text_tokens(self, text: str) -> int:
+        from longform_evals.text import count_tokens
+
+        return count_tokens(text, self._tokenizer_name)
+
+    async def generate(
+        self,
+        input: list[ChatMessage],
+        tools: list[ToolInfo],
+        tool_choice: ToolChoice,
+        config: GenerateConfig,
+    ) -> tuple[ModelOutput | Exception, ModelCall]:
+        if tools:
+            raise ValueError("the gguf provider does not support tool calling")
+        request = self._request(input, config)
+        start = time.monotonic()
+        response = await anyio.to_thread.run_sync(self.engine.chat, request)
+        elapsed = time.monotonic() - start
+        call = ModelCall.create(request=request, response=response, time=elapsed)
+        return self._output(response, elapsed), call
+
+    def _request(self, input: list[ChatMessage], config: GenerateConfig) -> dict[str, Any]:
+        request: dict[str, Any] = {
+            "messages": [_message_dict(m) for m in input],
+            "max_tokens": config.max_tokens or DEFAULT_MAX_TOKENS,
+            # Reuse of the shared prefix is the point of this provider; opt out per call
+            # with GenerateConfig(cache_prompt=False).
+            "cache_prompt": config.cache_prompt is not False,
+        }
+        optional = {
+            "temperature": config.temperature,
+            "top_p": config.top_p,
+            "top_k": config.top_k,
+            "seed": config.seed,
+            "frequency_penalty": config.frequency_penalty,
+            "presence_penalty": config.presence_penalty,
+        }
+        request.update({k: v for k, v in optional.items() if v is not None})
+        if config.stop_seqs:
+            request["stop"] = list(config.stop_seqs)
+        if config.logprobs or config.top_logprobs:
+            request["logprobs"] = True
+            request["top_logprobs"] = config.top_logprobs or 5
+        if config.response_schema is not None:
+            schema = config.response_schema
+            request["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {
+                    "name": schema.name,
+                    "schema": schema.json_schema.model_dump(exclude_none=True),
+                },
+            }
+        return request
+
+    def _output(self, response: dict[str, Any], elapsed: float) -> ModelOutput | Exception:
+        error = response.get("error")
+        if error is not None:
+            message = error.get("message", str(error)) if isinstance(error, dict) else str(error)
+            if isinstance(error, dict) and error.get("type") == "exceed_context_size_error":
+                # Inspect's convention for an over-long prompt: an empty answer that says why.
+                output = ModelOutput.from_content(
+                    self.model_name, "", stop_reason="model_length", error=message
+                )
+                output.time = elapsed
+                return output
+            return RuntimeError(f"llama.cpp error: {message}")
+        choice = response["choices"][0]
+        content = choice.get("message", {}).get("content") or ""
+        usage = response.get("usage", {})
+        cached = int((usage.get("prompt_tokens_details") or {}).get("cached_tokens") or 0)
+        prompt_tokens = int(usage.get("prompt_tokens", 0))
+        output_tokens = int(usage.get("completion_tokens", 0))
+        return ModelOutput(
+            model=self.model_name,
+            choices=[
+                ChatCompletionChoice(
+                    message=ChatMessageAssistant(
+                        content=content, model=self.model_name, source="generate"
+                    ),
+                    stop_reason=_stop_reason(choice.get("finish_reason")),
+                    logprobs=_logprobs(choice.get("logprobs")),
+                )
+            ],
+            usage=ModelUsage(
+                input_tokens=prompt_tokens - cached,
+                output_tokens=output_tokens,
+                total_tokens=prompt_tokens + output_tokens,
+                input_tokens_cache_read=cached,
+            ),
+            input_context_tokens=prompt_tokens,
+            time=elapsed,
+            metadata={"timings": response.get("timings", {})},
+            response_id=response.get("id"),
+        )
+
+
+def _message_dict(message: ChatMessage) -> dict[str, str]:
+    if isinstance(message, ChatMessageSystem):
+        role = "system"
+    elif isinstance(message, ChatMessageUser):
+        role = "user"
+    elif isinstance(message, ChatMessageAssistant):
+        role = "assistant"
+    else:
+        raise ValueError(f"the gguf provider cannot send a {message.role!r} message")
+    return {"role": role, "content": message.text}
+
+
+def _stop_reason(finish_reason: object) -> StopReason:
+    if finish_reason == "length":
+        return "max_tokens"
+    if finish_reason == "stop":
+        return "stop"
+    return "unknown"
+
+
+def _logprobs(data: object) -> Logprobs | None:
+    if not isinstance(data, dict) or not data.get("content"):
+        return None
+    return Logprobs(
+        content=[
+            Logprob(
+                token=item["token"],
+                logprob=item["logprob"],
+                bytes=item.get("bytes"),
+                top_logprobs=[
+                    TopLogprob(token=t["token"], logprob=t["logprob"], bytes=t.get("bytes"))
+                    for t in item.get("top_logprobs") or []
+                ],
+            )
+            for item in data["content"]
+        ]
+    )

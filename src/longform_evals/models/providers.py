@@ -1,0 +1,21 @@
+"""Inspect model providers of this package: `gguf/<name>` and `scripted/<name>`.
+
+The factories import their implementations lazily so that registering them costs nothing
+and a missing optional extra only matters when the provider is actually used.
+"""
+
+from inspect_ai.model import ModelAPI, modelapi
+
+
+@modelapi(name="gguf")
+def gguf() -> type[ModelAPI]:
+    from longform_evals.models.gguf import GGUFModelAPI
+
+    return GGUFModelAPI
+
+
+@modelapi(name="scripted")
+def scripted() -> type[ModelAPI]:
+    from longform_evals.models.scripted import ScriptedModelAPI
+
+    return ScriptedModelAPI

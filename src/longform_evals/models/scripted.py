@@ -1,0 +1,669 @@
+"""A deterministic, rule-driven Inspect model (`scripted/<name>`) for tests.
+
+The scripted model answers each `generate()` call by searching the conversation with an
+ordered list of regex rules; the first rule whose pattern matches supplies the response.
+It never touches the network and never loads a tokenizer: token counts are whitespace
+word counts.
+
+Rules
+-----
+A rule has these keys (a `dict`, a :class:`ScriptedRule`, or a `(pattern, response)` tuple):
+
+``pattern`` (required)
+    A Python regular expression, applied with :func:`re.search` (use inline flags such as
+    ``(?i)`` or ``(?s)`` for case-insensitive or dot-all matching).
+``response`` (required)
+    * a string;
+    * a list of strings, one per call of this rule (the rule keeps its own call counter,
+      shared by every sample that reaches it), which is useful to script retries such as
+      "first a malformed answer, then a good one";
+    * from Python only, a callable ``(text, call_index) -> str``, where ``text`` is the
+      text the pattern was searched in and ``call_index`` counts this rule's calls from 0.
+
+    String responses (also list items) are templates that may echo the match: ``\\0`` is
+    the whole match, ``\\1`` .. ``\\99`` numbered groups, ``\\g<name>`` (or ``\\g<1>``)
+    named groups; a group that did not participate becomes the empty string. No other
+    backslash sequence is special, so responses can hold JSON, braces or backslashes
+    verbatim. (In a JSON file the backslash itself is escaped: ``"Answer: \\\\1"``.)
+``where`` (default ``"last_user"``)
+    Which text the pattern is searched in: ``"last_user"`` (the text of the last user
+    message; empty when there is none), ``"system"`` (the system messages, joined by a
+    blank line) or ``"all"`` (the text of every message, system prompt included, in order
+    and joined by a blank line).
+``exhausted`` (default ``"cycle"``)
+    What a list response does once every item has been used: ``"cycle"`` starts over,
+    ``"repeat_last"`` keeps answering with the last item, ``"error"`` raises.
+``top_logprobs`` (optional)
+    An explicit ``{token: logprob}`` mapping for the first output token, returned when the
+    caller asks for logprobs (e.g. ``{"yes": -0.1, "no": -2.3}``).
+
+The ``default`` response (same forms as ``response``) answers when no rule matches; it is
+a catch-all rule appended after the others, searched in the last user message. With no
+default and no match, :class:`ScriptedModelError` is raised, naming the start of the prompt.
+
+From the command line::
+
+    inspect eval task.py --model scripted/x -M rules=rules.json -M default_response="no idea"
+
+where ``rules.json`` is either a JSON list whose items are rule objects or one
+``{"default": ...}`` object (which may also carry ``exhausted``/``top_logprobs``)::
+
+    [
+      {"pattern": "(?i)capital of (\\\\w+)", "response": "I do not know \\\\1's capital."},
+      {"pattern": "Rate", "response": ["garbled", "Score: 4"], "exhausted": "repeat_last"},
+      {"pattern": "Is it true", "response": "yes", "top_logprobs": {"yes": -0.1, "no": -2.3}},
+      {"default": "I cannot say."}
+    ]
+
+or an object ``{"rules": [...], "default": ...}``. ``rules`` may also be given inline as a
+JSON string. The model argument is ``default_response``, not ``default``, because
+:func:`inspect_ai.model.get_model` has a ``default`` parameter of its own that would swallow
+it. (Inspect splits unquoted ``-M`` values at commas, so a default text containing
+a comma is better put in the rules file.)
+
+Generation settings
+-------------------
+* ``stop_seqs``: the response is cut before the first occurrence of any stop sequence.
+* ``max_tokens``: the response is cut to that many whitespace-separated words and the
+  stop reason becomes ``"max_tokens"``.
+* ``logprobs`` / ``top_logprobs``: every output token (a word with its leading whitespace)
+  gets a logprob of 0.0; with ``top_logprobs=k`` each token also lists itself plus
+  alternatives ``<alt1>``, ``<alt2>``, ... at -10, -11, ...; a rule's explicit
+  ``top_logprobs`` replaces the first token's list (and sets its logprob when the token is
+  among its keys).
+* Usage is set on every output: input tokens are the words of the whole conversation,
+  output tokens the words of the (truncated) response.
+
+Every call is recorded on the instance (:attr:`ScriptedModelAPI.calls`, reachable through
+``get_model(...).api``); the most recently created instances are also kept at module level
+(:func:`recent_instances`, :func:`scripted_calls`), which is how a test reaches the model an
+``inspect_ai.eval()`` run created. Note that :func:`inspect_ai.model.get_model` memoizes
+instances by name and arguments: pass ``memoize=False`` (or a unique model name) when a
+test needs fresh call counters, or call :meth:`ScriptedModelAPI.reset`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, TypeAlias, cast, get_args
+
+from inspect_ai.model import (
+    ChatMessage,
+    ChatMessageSystem,
+    ChatMessageUser,
+    GenerateConfig,
+    Logprob,
+    Logprobs,
+    ModelAPI,
+    ModelCall,
+    ModelOutput,
+    ModelUsage,
+    TopLogprob,
+)
+from inspect_ai.tool import ToolChoice, ToolInfo
+
+__all__ = [
+    "Exhausted",
+    "ResponseFn",
+    "ResponseSpec",
+    "RuleSpec",
+    "ScriptedCall",
+    "ScriptedModelAPI",
+    "ScriptedModelError",
+    "ScriptedRule",
+    "Where",
+    "clear_recent_instances",
+    "count_words",
+    "recent_instances",
+    "scripted_calls",
+]
+
+Where: TypeAlias = Literal["last_user", "system", "all"]
+"""Which text of the conversation a rule's pattern is searched in."""
+
+Exhausted: TypeAlias = Literal["cycle", "repeat_last", "error"]
+"""What a list response does once all of its items have been used."""
+
+ResponseFn: TypeAlias = Callable[[str, int], str]
+"""A computed response: ``(searched text, call index of the rule) -> response text``."""
+
+ResponseSpec: TypeAlias = "str | Sequence[str] | ResponseFn"
+"""A fixed string, a list of strings used one per call, or a callable."""
+
+RuleSpec: TypeAlias = "ScriptedRule | Mapping[str, Any] | tuple[str, ResponseSpec]"
+"""Any accepted way of writing a rule."""
+
+_WHERE_VALUES: tuple[str, ...] = get_args(Where)
+_EXHAUSTED_VALUES: tuple[str, ...] = get_args(Exhausted)
+_RULE_KEYS = frozenset({"pattern", "response", "where", "exhausted", "top_logprobs"})
+_DEFAULT_KEYS = frozenset({"default", "exhausted", "top_logprobs"})
+
+_GROUP_REF = re.compile(r"\\(?:(\d{1,2})|g<(\w+)>)")
+_TOKEN = re.compile(r"\s*\S+")
+_ALT_LOGPROB_START = -10.0
+_PROMPT_PREVIEW_CHARS = 200
+_MAX_CONNECTIONS = 256
+_RECENT_LIMIT = 64
+
+
+class ScriptedModelError(ValueError):
+    """A scripted model was set up wrongly or has no response for a prompt."""
+
+
+@dataclass(frozen=True)
+class ScriptedRule:
+    """One scripted rule: when ``pattern`` matches, answer with ``response``.
+
+    See the module docstring for the meaning of each field.
+    """
+
+    pattern: str
+    response: ResponseSpec
+    where: Where = "last_user"
+    exhausted: Exhausted = "cycle"
+    top_logprobs: Mapping[str, float] | None = None
+
+
+@dataclass(frozen=True)
+class ScriptedCall:
+    """One recorded `generate()` call of a scripted model."""
+
+    prompt: str
+    """The text of every message, joined by a blank line (what ``where="all"`` searches)."""
+    last_user: str
+    """The text of the last user message ('' when there is none)."""
+    rule: int | None
+    """Index of the rule that answered, or None for the default response."""
+    call_index: int
+    """How many times that rule (or the default) had answered before this call."""
+    config: GenerateConfig
+    """The generation config of the call."""
+    output: ModelOutput
+    """The output returned."""
+
+    @property
+    def completion(self) -> str:
+        """The returned completion text."""
+        return self.output.completion
+
+
+def count_words(text: str) -> int:
+    """Count the whitespace-separated words of ``text`` (the scripted model's "tokens")."""
+    return len(text.split())
+
+
+class _CompiledRule:
+    """A validated rule with its compiled regex and call counter."""
+
+    def __init__(self, rule: ScriptedRule, label: str) -> None:
+        self.label = label
+        self.rule = rule
+        try:
+            self.regex = re.compile(rule.pattern)
+        except re.error as ex:
+            raise ScriptedModelError(f"{label}: invalid regex {rule.pattern!r}: {ex}") from ex
+        if rule.where not in _WHERE_VALUES:
+            raise ScriptedModelError(
+                f"{label}: 'where' must be one of {list(_WHERE_VALUES)}, got {rule.where!r}"
+            )
+        if rule.exhausted not in _EXHAUSTED_VALUES:
+            raise ScriptedModelError(
+                f"{label}: 'exhausted' must be one of {list(_EXHAUSTED_VALUES)}, "
+                f"got {rule.exhausted!r}"
+            )
+        self.fn: ResponseFn | None = None
+        self.items: tuple[str, ...] = ()
+        response = rule.response
+        if isinstance(response, str):
+            self.items = (response,)
+        elif callable(response):
+            self.fn = response
+        elif isinstance(response, Sequence) and all(isinstance(r, str) for r in response):
+            if len(response) == 0:
+                raise ScriptedModelError(f"{label}: 'response' list is empty")
+            self.items = tuple(response)
+        else:
+            raise ScriptedModelError(
+                f"{label}: 'response' must be a string, a list of strings or a callable, "
+                f"got {type(response).__name__} {response!r} (on the command line, quote "
+                "values that YAML reads as another type: -M default_response='\"yes\"')"
+            )
+        for item in self.items:
+            self._check_group_refs(item)
+        self.top_logprobs: dict[str, float] | None = None
+        if rule.top_logprobs is not None:
+            self.top_logprobs = _validate_top_logprobs(rule.top_logprobs, label)
+        self.count = 0
+
+    def _check_group_refs(self, template: str) -> None:
+        for ref in _GROUP_REF.finditer(template):
+            number, name = ref.group(1), ref.group(2)
+            key = number if number is not None else name
+            defined = (
+                int(key) <= self.regex.groups if key.isdigit() else key in self.regex.groupindex
+            )
+            if not defined:
+                raise ScriptedModelError(
+                    f"{self.label}: response {template!r} refers to group {key!r}, "
+                    f"which pattern {self.rule.pattern!r} does not define"
+                )
+
+    def respond(self, text: str, match: re.Match[str], index: int) -> str:
+        """Produce the response for this rule's ``index``-th call."""
+        if self.fn is not None:
+            result = self.fn(text, index)
+            if not isinstance(result, str):
+                raise ScriptedModelError(
+                    f"{self.label}: response callable returned {type(result).__name__}, not str"
+                )
+            return result
+        n = len(self.items)
+        if index < n:
+            template = self.items[index]
+        elif self.rule.exhausted == "cycle":
+            template = self.items[index % n]
+        elif self.rule.exhausted == "repeat_last":
+            template = self.items[-1]
+        else:
+            raise ScriptedModelError(
+                f"{self.label}: all {n} scripted responses have been used "
+                f"(call {index + 1}); set exhausted='cycle' or 'repeat_last' to allow more"
+            )
+        return _expand(template, match)
+
+
+def _expand(template: str, match: re.Match[str]) -> str:
+    """Replace ``\\N`` and ``\\g<name>`` in ``template`` by the groups of ``match``."""
+
+    def repl(ref: re.Match[str]) -> str:
+        number, name = ref.group(1), ref.group(2)
+        key: int | str = int(number) if number is not None else name
+        if isinstance(key, str) and key.isdigit():
+            key = int(key)
+        return match.group(key) or ""
+
+    return _GROUP_REF.sub(repl, template)
+
+
+def _validate_top_logprobs(value: object, label: str) -> dict[str, float]:
+    if not isinstance(value, Mapping) or not value:
+        raise ScriptedModelError(
+            f"{label}: 'top_logprobs' must be a non-empty mapping of token to logprob"
+        )
+    result: dict[str, float] = {}
+    for token, logprob in value.items():
+        if (
+            not isinstance(token, str)
+            or isinstance(logprob, bool)
+            or not isinstance(logprob, (int, float))
+            or not logprob <= 0.0
+        ):
+            raise ScriptedModelError(
+                f"{label}: 'top_logprobs' entries must be token -> logprob <= 0, "
+                f"got {token!r}: {logprob!r}"
+            )
+        result[token] = float(logprob)
+    return result
+
+
+def _rule_from_spec(spec: object, label: str) -> ScriptedRule:
+    if isinstance(spec, ScriptedRule):
+        return spec
+    if isinstance(spec, tuple):
+        if len(spec) != 2 or not isinstance(spec[0], str):
+            raise ScriptedModelError(f"{label}: a tuple rule must be (pattern, response)")
+        return ScriptedRule(pattern=spec[0], response=spec[1])
+    if isinstance(spec, Mapping):
+        unknown = set(spec) - _RULE_KEYS
+        if unknown:
+            raise ScriptedModelError(
+                f"{label}: unknown key(s) {sorted(unknown)}; allowed: {sorted(_RULE_KEYS)}"
+            )
+        missing = {"pattern", "response"} - set(spec)
+        if missing:
+            raise ScriptedModelError(f"{label}: missing key(s) {sorted(missing)}")
+        pattern = spec["pattern"]
+        if not isinstance(pattern, str):
+            raise ScriptedModelError(f"{label}: 'pattern' must be a string")
+        return ScriptedRule(
+            pattern=pattern,
+            response=spec["response"],
+            where=spec.get("where", "last_user"),
+            exhausted=spec.get("exhausted", "cycle"),
+            top_logprobs=spec.get("top_logprobs"),
+        )
+    raise ScriptedModelError(
+        f"{label}: a rule must be a mapping, a ScriptedRule or a (pattern, response) tuple, "
+        f"got {type(spec).__name__}"
+    )
+
+
+def _load_rules_source(rules: object) -> object:
+    """Turn a rules file path or inline JSON string into parsed JSON; pass others through."""
+    if isinstance(rules, Path) or (isinstance(rules, str) and not _looks_like_json(rules)):
+        path = Path(rules)
+        if not path.is_file():
+            raise ScriptedModelError(f"scripted model: rules file not found: {str(path)!r}")
+        try:
+            return json.loads(path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as ex:
+            raise ScriptedModelError(
+                f"scripted model: rules file {str(path)!r} is not valid JSON: {ex}"
+            ) from ex
+    if isinstance(rules, str):
+        try:
+            return json.loads(rules)
+        except json.JSONDecodeError as ex:
+            raise ScriptedModelError(
+                f"scripted model: inline rules are not valid JSON: {ex}"
+            ) from ex
+    return rules
+
+
+def _looks_like_json(text: str) -> bool:
+    return text.lstrip()[:1] in ("[", "{")
+
+
+def _parse_rules(rules: object) -> tuple[list[ScriptedRule], Mapping[str, Any] | None]:
+    """Parse any accepted ``rules`` value into rules plus an optional default entry."""
+    source = _load_rules_source(rules)
+    default_entry: Mapping[str, Any] | None = None
+    items: Iterable[object]
+    if source is None:
+        items = []
+    elif isinstance(source, Mapping):
+        unknown = set(source) - {"rules", "default"}
+        if unknown:
+            raise ScriptedModelError(
+                f"scripted model: unknown top-level key(s) {sorted(unknown)}; "
+                "expected 'rules' and optionally 'default'"
+            )
+        items = cast(Iterable[object], source.get("rules", []))
+        if "default" in source:
+            default_entry = {"default": source["default"]}
+    elif isinstance(source, Sequence) and not isinstance(source, str):
+        items = source
+    else:
+        raise ScriptedModelError(
+            "scripted model: 'rules' must be a list of rules, a {'rules', 'default'} "
+            f"mapping, a JSON file path or a JSON string, got {type(source).__name__}"
+        )
+    parsed: list[ScriptedRule] = []
+    for i, item in enumerate(items):
+        if isinstance(item, Mapping) and "default" in item:
+            unknown = set(item) - _DEFAULT_KEYS
+            if unknown:
+                raise ScriptedModelError(
+                    f"scripted model default entry: unknown key(s) {sorted(unknown)}; "
+                    f"allowed: {sorted(_DEFAULT_KEYS)}"
+                )
+            if default_entry is not None:
+                raise ScriptedModelError("scripted model: more than one default response")
+            default_entry = item
+        else:
+            parsed.append(_rule_from_spec(item, f"scripted model rule {i}"))
+    return parsed, default_entry
+
+
+_recent: deque[ScriptedModelAPI] = deque(maxlen=_RECENT_LIMIT)
+_recent_lock = threading.Lock()
+
+
+def recent_instances(model_name: str | None = None) -> list[ScriptedModelAPI]:
+    """The most recently created scripted models (oldest first, at most 64).
+
+    Args:
+        model_name: Only those with this model name (the part after ``scripted/``).
+    """
+    with _recent_lock:
+        instances = list(_recent)
+    if model_name is None:
+        return instances
+    return [m for m in instances if m.model_name == model_name]
+
+
+def scripted_calls(model_name: str | None = None) -> list[ScriptedCall]:
+    """The recorded calls of :func:`recent_instances`, instance by instance.
+
+    Args:
+        model_name: Only calls of models with this model name.
+    """
+    return [call for m in recent_instances(model_name) for call in m.calls]
+
+
+def clear_recent_instances() -> None:
+    """Forget the instances that :func:`recent_instances` reports."""
+    with _recent_lock:
+        _recent.clear()
+
+
+class ScriptedModelAPI(ModelAPI):
+    """A deterministic Inspect model whose answers are chosen by regex rules.
+
+    See the module docstring for the rule format and generation behaviour.
+    """
+
+    def __init__(
+        self,
+        model_name: str,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        config: GenerateConfig = GenerateConfig(),
+        rules: object = None,
+        default_response: ResponseSpec | None = None,
+        **model_args: Any,
+    ) -> None:
+        """Create a scripted model.
+
+        Args:
+            model_name: The model name (the part after ``scripted/``).
+            base_url: Ignored.
+            api_key: Ignored.
+            config: The model's generation config.
+            rules: A sequence of rules (mappings, :class:`ScriptedRule` or
+                ``(pattern, response)`` tuples, optionally including one
+                ``{"default": ...}`` item), a ``{"rules": [...], "default": ...}``
+                mapping, the path of a JSON file holding either, or such JSON inline.
+            default_response: The response when no rule matches (giving a default both
+                here and in ``rules`` is an error). Not named ``default``, which
+                :func:`inspect_ai.model.get_model` would take for itself.
+            **model_args: Not accepted; any are reported as an error to catch typos.
+        """
+        super().__init__(model_name, base_url, api_key, [], config)
+        if model_args:
+            raise ScriptedModelError(
+                f"scripted model: unknown model argument(s) {sorted(model_args)}; "
+                "accepted: 'rules', 'default_response'"
+            )
+        parsed, default_entry = _parse_rules(rules)
+        if default_response is not None:
+            if default_entry is not None:
+                raise ScriptedModelError(
+                    "scripted model: a default response was given both in 'rules' and "
+                    "as 'default_response'"
+                )
+            default_entry = {"default": default_response}
+        self._rules = [
+            _CompiledRule(rule, f"scripted model rule {i} ({rule.pattern!r})")
+            for i, rule in enumerate(parsed)
+        ]
+        self._default: _CompiledRule | None = None
+        if default_entry is not None:
+            self._default = _CompiledRule(
+                ScriptedRule(
+                    pattern="",
+                    response=default_entry["default"],
+                    exhausted=default_entry.get("exhausted", "cycle"),
+                    top_logprobs=default_entry.get("top_logprobs"),
+                ),
+                "scripted model default response",
+            )
+        self._lock = threading.Lock()
+        self._calls: list[ScriptedCall] = []
+        with _recent_lock:
+            _recent.append(self)
+
+    @property
+    def calls(self) -> list[ScriptedCall]:
+        """A snapshot of the calls made so far, in order."""
+        with self._lock:
+            return list(self._calls)
+
+    @property
+    def rules(self) -> list[ScriptedRule]:
+        """The rules, in matching order (without the default)."""
+        return [r.rule for r in self._rules]
+
+    def reset(self) -> None:
+        """Forget recorded calls and restart every rule's response sequence."""
+        with self._lock:
+            self._calls.clear()
+            for rule in self._rules:
+                rule.count = 0
+            if self._default is not None:
+                self._default.count = 0
+
+    def max_connections(self) -> int:
+        """Generation is instantaneous, so allow many concurrent calls."""
+        return _MAX_CONNECTIONS
+
+    async def count_text_tokens(self, text: str) -> int:
+        """Count tokens as whitespace-separated words (never loads tiktoken)."""
+        return count_words(text)
+
+    async def generate(
+        self,
+        input: list[ChatMessage],
+        tools: list[ToolInfo],
+        tool_choice: ToolChoice,
+        config: GenerateConfig,
+    ) -> tuple[ModelOutput, ModelCall]:
+        """Answer ``input`` from the first matching rule (see the module docstring)."""
+        texts = _conversation_texts(input)
+        with self._lock:
+            chosen, rule_index, match, index = self._choose(texts)
+        raw = chosen.respond(texts[chosen.rule.where], match, index)
+        text, stop_reason = _truncate(raw, config)
+        output = ModelOutput.from_content(
+            model=self.model_name, content=text, stop_reason=stop_reason
+        )
+        if config.logprobs or config.top_logprobs:
+            output.choices[0].logprobs = _synth_logprobs(
+                text, config.top_logprobs, chosen.top_logprobs
+            )
+        input_tokens = count_words(texts["all"])
+        output_tokens = count_words(text)
+        output.usage = ModelUsage(
+            input_tokens=input_tokens,
+            output_tokens=output_tokens,
+            total_tokens=input_tokens + output_tokens,
+        )
+        call = ScriptedCall(
+            prompt=texts["all"],
+            last_user=texts["last_user"],
+            rule=rule_index,
+            call_index=index,
+            config=config,
+            output=output,
+        )
+        with self._lock:
+            self._calls.append(call)
+        request = {
+            "model": self.model_name,
+            "messages": [m.model_dump() for m in input],
+            "config": config.model_dump(exclude_none=True),
+        }
+        response = {"rule": rule_index, "call_index": index, "completion": text}
+        return output, ModelCall.create(request, response)
+
+    def _choose(
+        self, texts: Mapping[str, str]
+    ) -> tuple[_CompiledRule, int | None, re.Match[str], int]:
+        """Pick the first matching rule and claim its next call index (lock held).
+
+        Returns the rule, its index (None for the default), the match and the call index.
+        """
+        for rule_index, rule in enumerate(self._rules):
+            match = rule.regex.search(texts[rule.rule.where])
+            if match is not None:
+                index = rule.count
+                rule.count += 1
+                return rule, rule_index, match, index
+        if self._default is not None:
+            match = self._default.regex.search(texts["last_user"])
+            assert match is not None  # the empty pattern always matches
+            index = self._default.count
+            self._default.count += 1
+            return self._default, None, match, index
+        preview = texts["last_user"] or texts["all"]
+        if len(preview) > _PROMPT_PREVIEW_CHARS:
+            preview = preview[:_PROMPT_PREVIEW_CHARS] + "..."
+        raise ScriptedModelError(
+            f"scripted/{self.model_name}: no rule matched and there is no default response "
+            f"({len(self._rules)} rule(s)); the prompt starts with: {preview!r}"
+        )
+
+
+def _conversation_texts(input: Sequence[ChatMessage]) -> dict[str, str]:
+    """The texts rules can search, keyed by :data:`Where` value."""
+    users = [m for m in input if isinstance(m, ChatMessageUser)]
+    return {
+        "last_user": users[-1].text if users else "",
+        "system": "\n\n".join(m.text for m in input if isinstance(m, ChatMessageSystem)),
+        "all": "\n\n".join(m.text for m in input),
+    }
+
+
+def _truncate(text: str, config: GenerateConfig) -> tuple[str, Literal["stop", "max_tokens"]]:
+    """Apply ``stop_seqs`` and then ``max_tokens`` (in whitespace words) to ``text``."""
+    if config.stop_seqs:
+        cut = min(
+            (pos for pos in (text.find(s) for s in config.stop_seqs if s) if pos >= 0),
+            default=-1,
+        )
+        if cut >= 0:
+            text = text[:cut]
+    if config.max_tokens is not None:
+        tokens = _TOKEN.findall(text)
+        if len(tokens) > config.max_tokens:
+            return "".join(tokens[: max(config.max_tokens, 0)]), "max_tokens"
+    return text, "stop"
+
+
+def _synth_logprobs(text: str, top_k: int | None, explicit: Mapping[str, float] | None) -> Logprobs:
+    """Deterministic logprobs for ``text`` (see the module docstring)."""
+    content: list[Logprob] = []
+    for position, token in enumerate(_TOKEN.findall(text)):
+        logprob = 0.0
+        top: list[TopLogprob] | None = None
+        if position == 0 and explicit is not None:
+            found = explicit.get(token, explicit.get(token.strip()))
+            if found is not None:
+                logprob = found
+            entries = sorted(explicit.items(), key=lambda kv: kv[1], reverse=True)
+            if top_k:
+                entries = entries[:top_k]
+            top = [_top(tok, lp) for tok, lp in entries]
+        elif top_k:
+            top = [_top(token, 0.0)] + [
+                _top(f"<alt{i}>", _ALT_LOGPROB_START - (i - 1)) for i in range(1, top_k)
+            ]
+        content.append(
+            Logprob(
+                token=token,
+                logprob=logprob,
+                bytes=list(token.encode("utf-8")),
+                top_logprobs=top,
+            )
+        )
+    return Logprobs(content=content)
+
+
+def _top(token: str, logprob: float) -> TopLogprob:
+    return TopLogprob(token=token, logprob=logprob, bytes=list(token.encode("utf-8")))
