@@ -32,3 +32,9 @@ def _isolated_model_cache(
         monkeypatch.setenv(
             "LONGFORM_EVALS_CACHE", str(tmp_path_factory.getbasetemp() / "model-cache")
         )
+
+
+@pytest.fixture(autouse=True)
+def _isolated_inspect_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test gets its own Inspect model cache, so cached answers never leak between tests."""
+    monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "inspect-cache"))

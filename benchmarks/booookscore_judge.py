@@ -1,0 +1,268 @@
+"""Can the coherence judge tell a confusing sentence from a clean one? Measured on planted errors.
+
+Uses the planted-error set written for this project (`longform_evals/data/coherence/`): 12
+coherent summaries, and copies of each with one error of each of the 8 types planted in a
+known sentence. Bases s01-s06 are the calibration split, s07-s12 the test split.
+
+Probe mode (the default judge for small local models):
+1. P(yes) of every probe for every sentence of the clean summaries and for the planted
+   sentence of every copy;
+2. `--calibrate`: per probe, the threshold that keeps its false-flag rate on clean
+   calibration sentences at or under --target-fpr; probes whose calibration recall does not
+   beat their false-flag rate by --min-gain are switched off; written with --write;
+3. on the TEST split only: per-type recall (planted sentence flagged at all, and flagged with
+   its own type) and the false-flag rate on clean sentences.
+`--baseline` also runs the paper's one-call-per-sentence prompt on the test split.
+
+    python benchmarks/booookscore_judge.py --model gguf/qwen2.5-coder-1.5b --calibrate --write
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import time
+from collections import defaultdict
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from inspect_ai.model import Model, get_model
+
+from longform_evals.judges.coherence import JudgeSettings, judge_summary
+from longform_evals.judges.coherence_probe import (
+    PROBES,
+    ProbeSettings,
+    ProbeThreshold,
+    calibration_name,
+    probe_sentence,
+    probe_signal,
+    thresholds_for,
+    verdict_from_probes,
+)
+from longform_evals.judges.coherence_types import ERROR_TYPES
+
+
+@dataclass
+class Item:
+    """One judged sentence: clean (error_type None) or planted."""
+
+    split: str
+    summary_id: str
+    index: int
+    sentences: list[str]
+    error_type: str | None
+
+
+def load_items() -> list[Item]:
+    text = (
+        resources.files("longform_evals.data")
+        .joinpath("coherence/planted_errors.jsonl")
+        .read_text(encoding="utf-8")
+    )
+    items = []
+    for line in text.splitlines():
+        r = json.loads(line)
+        if r["error_type"] is None:
+            items += [
+                Item(r["split"], r["id"], i, r["sentences"], None)
+                for i in range(len(r["sentences"]))
+            ]
+        else:
+            items.append(
+                Item(r["split"], r["id"], r["planted_index"], r["sentences"], r["error_type"])
+            )
+    return items
+
+
+async def probe_all(model: Model, items: list[Item]) -> list[dict[str, float | None]]:
+    results = []
+    settings = ProbeSettings()
+    for n, item in enumerate(items, start=1):  # in order: consecutive prompts share prefixes
+        p_yes, _ = await probe_sentence(model, item.sentences, item.index, settings)
+        results.append(p_yes)
+        if n % 25 == 0:
+            print(f"  probed {n}/{len(items)} sentences", flush=True)
+    return results
+
+
+def calibrate(
+    items: list[Item], probes: list[dict[str, float | None]], target_fpr: float, min_gain: float
+) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    for probe in PROBES:
+        neg, pos = [], []
+        for item, p_yes in zip(items, probes, strict=True):
+            p = p_yes.get(probe.name)
+            if item.split != "calibration" or p is None:
+                continue
+            signal = probe_signal(p, probe)
+            if item.error_type is None:
+                neg.append(signal)
+            elif item.error_type == probe.error_type:
+                pos.append(signal)
+        neg.sort()
+        # The smallest threshold above all but target_fpr of the clean signals.
+        allowed = int(target_fpr * len(neg))
+        threshold = neg[len(neg) - allowed - 1] + 1e-6 if neg else 0.5
+        fpr = sum(s >= threshold for s in neg) / len(neg) if neg else 0.0
+        tpr = sum(s >= threshold for s in pos) / len(pos) if pos else 0.0
+        out[probe.name] = {
+            "error_type": probe.error_type,
+            "threshold": round(threshold, 6),
+            "enabled": tpr - fpr >= min_gain,
+            "calibration_recall": round(tpr, 4),
+            "calibration_false_flag_rate": round(fpr, 4),
+            "calibration_auc": round(auc(pos, neg), 4),
+            "n_clean": len(neg),
+            "n_planted": len(pos),
+        }
+    return out
+
+
+def _rate(flags: list[bool]) -> float:
+    return sum(flags) / len(flags) if flags else float("nan")
+
+
+def auc(pos: list[float], neg: list[float]) -> float:
+    """Probability that a planted sentence's signal exceeds a clean one's (ties count half)."""
+    if not pos or not neg:
+        return float("nan")
+    wins = sum((p > n) + 0.5 * (p == n) for p in pos for n in neg)
+    return wins / (len(pos) * len(neg))
+
+
+def report(
+    items: list[Item],
+    probes: list[dict[str, float | None]],
+    thresholds: dict[str, ProbeThreshold],
+    split: str,
+) -> dict[str, Any]:
+    flagged_any: dict[str, list[bool]] = defaultdict(list)
+    flagged_type: dict[str, list[bool]] = defaultdict(list)
+    clean_flags: list[bool] = []
+    for item, p_yes in zip(items, probes, strict=True):
+        if item.split != split:
+            continue
+        verdict = verdict_from_probes(item.index, item.sentences[item.index], p_yes, thresholds)
+        if item.error_type is None:
+            clean_flags.append(bool(verdict.confused))
+        else:
+            flagged_any[item.error_type].append(bool(verdict.confused))
+            flagged_type[item.error_type].append(item.error_type in verdict.types)
+    return {
+        "false_flag_rate": _rate(clean_flags),
+        "n_clean": len(clean_flags),
+        "recall_any": {t: _rate(flagged_any[t]) for t in ERROR_TYPES},
+        "recall_type": {t: _rate(flagged_type[t]) for t in ERROR_TYPES},
+        "recall_all": _rate([x for t in ERROR_TYPES for x in flagged_any[t]]),
+    }
+
+
+async def baseline(model: Model, items: list[Item]) -> dict[str, Any]:
+    """The paper's method (free-text answer per sentence) on the test split."""
+    by_summary: dict[str, list[Item]] = defaultdict(list)
+    for item in items:
+        if item.split == "test":
+            by_summary[item.summary_id].append(item)
+    flags: dict[str | None, list[bool]] = defaultdict(list)
+    failures = 0
+    for group in by_summary.values():
+        sentences = group[0].sentences
+        targets = {i.index: i for i in group}
+        verdicts, _ = await judge_summary(model, sentences, JudgeSettings(mode="sentence"))
+        for v in verdicts:
+            if v.index not in targets:
+                continue
+            if not v.parsed:
+                failures += 1
+                continue
+            flags[targets[v.index].error_type].append(bool(v.confused))
+    return {
+        "false_flag_rate": _rate(flags[None]),
+        "recall_all": _rate([x for t in ERROR_TYPES for x in flags[t]]),
+        "recall_any": {t: _rate(flags[t]) for t in ERROR_TYPES},
+        "parse_failures": failures,
+    }
+
+
+def print_report(title: str, r: dict[str, Any]) -> None:
+    print(f"\n{title}")
+    print(
+        f"  false-flag rate on clean sentences: {r['false_flag_rate']:.2f} (n={r.get('n_clean')})"
+    )
+    print(f"  recall over all planted errors:     {r['recall_all']:.2f}")
+    print("  type              flagged   flagged-with-its-type")
+    for t in ERROR_TYPES:
+        with_type = r.get("recall_type", {}).get(t, float("nan"))
+        print(f"  {t:17s} {r['recall_any'][t]:7.2f}   {with_type:7.2f}")
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--model", default="gguf/qwen2.5-coder-1.5b")
+    parser.add_argument("--calibrate", action="store_true")
+    parser.add_argument("--write", action="store_true", help="save the calibration in the package")
+    parser.add_argument("--target-fpr", type=float, default=0.05)
+    parser.add_argument("--min-gain", type=float, default=0.15)
+    parser.add_argument("--baseline", action="store_true")
+    parser.add_argument("--dump", type=Path, help="write every probe answer to this JSON file")
+    args = parser.parse_args()
+
+    model = get_model(args.model)
+    items = load_items()
+    print(f"judge {args.model}: {len(items)} sentences to probe")
+    start = time.perf_counter()
+    probes = await probe_all(model, items)
+    print(f"probing took {time.perf_counter() - start:.0f} s")
+    if args.dump:
+        args.dump.write_text(json.dumps([p for p in probes]))
+
+    if args.calibrate:
+        table = calibrate(items, probes, args.target_fpr, args.min_gain)
+        print("\ncalibration split (per probe):")
+        for name, row in table.items():
+            print(
+                f"  {name:12s} {row['error_type']:16s} thr={row['threshold']:.3f} "
+                f"recall={row['calibration_recall']:.2f} "
+                f"ffr={row['calibration_false_flag_rate']:.2f} "
+                f"auc={row['calibration_auc']:.2f} enabled={row['enabled']}"
+            )
+        thresholds = {
+            n: ProbeThreshold(float(r["threshold"]), bool(r["enabled"])) for n, r in table.items()
+        }
+        if args.write:
+            target = Path(str(resources.files("longform_evals.judges"))) / "calibration"
+            path = target / f"coherence_probe_{calibration_name(args.model)}.json"
+            payload = {
+                "model": args.model,
+                "made_by": "benchmarks/booookscore_judge.py --calibrate",
+                "data": "planted_errors.jsonl, calibration split (s01-s06)",
+                "target_false_flag_rate": args.target_fpr,
+                "min_gain": args.min_gain,
+                "probes": table,
+            }
+            path.write_text(json.dumps(payload, indent=2) + "\n")
+            print(f"wrote {path}")
+    else:
+        thresholds, source = thresholds_for(str(model), ProbeSettings())
+        print(f"thresholds: {source}")
+
+    print_report("TEST split, probe judge", report(items, probes, thresholds, "test"))
+    print_report(
+        "calibration split, probe judge (fitted here)",
+        report(items, probes, thresholds, "calibration"),
+    )
+    if args.baseline:
+        start = time.perf_counter()
+        base = await baseline(model, items)
+        print_report("TEST split, the paper's prompt (free text per sentence)", base)
+        print(
+            f"  parse failures: {base['parse_failures']}; took {time.perf_counter() - start:.0f} s"
+        )
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,127 @@
+"""Books and summaries as Inspect samples, from the bundled stories or from the user's files.
+
+Sample schema: `input` is a short instruction naming the book; `metadata["document"]` is the
+full text, `metadata["title"]` its title; for given summaries, `metadata["summary"]`.
+
+Accepted sources for books:
+- a `.txt` file (one book; a first line `Title: ...` gives the title, else the file name);
+- a folder of `.txt` files (one book each, sorted by name);
+- a `.jsonl` file with one object per line holding `id`, `text` and optionally `title`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from inspect_ai.dataset import Sample
+
+_TITLE_PREFIX = "Title:"
+
+
+class DataError(ValueError):
+    """A data file is missing, empty or malformed; the message names it."""
+
+
+def _split_title(text: str, fallback: str) -> tuple[str, str]:
+    first, _, rest = text.partition("\n")
+    if first.startswith(_TITLE_PREFIX):
+        return first[len(_TITLE_PREFIX) :].strip() or fallback, rest.lstrip("\n")
+    return fallback, text
+
+
+def _book_sample(book_id: str, title: str, text: str, source: str) -> Sample:
+    if not text.strip():
+        raise DataError(f"book {book_id!r} ({source}) is empty")
+    return Sample(
+        id=book_id,
+        input=f"Summarize the book {title!r}.",
+        metadata={"document": text, "title": title, "source": source},
+    )
+
+
+def _txt_book(path: Path) -> Sample:
+    title, text = _split_title(path.read_text(encoding="utf-8"), path.stem)
+    return _book_sample(path.stem, title, text, str(path))
+
+
+def _jsonl_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    with open(path, encoding="utf-8") as f:
+        for number, line in enumerate(f, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise DataError(f"{path}:{number}: not valid JSON ({exc.msg})") from None
+            if not isinstance(record, dict):
+                raise DataError(f"{path}:{number}: expected a JSON object")
+            yield number, record
+
+
+def _require(record: dict[str, Any], key: str, where: str) -> str:
+    value = record.get(key)
+    if not isinstance(value, str | int) or (isinstance(value, str) and not value.strip()):
+        raise DataError(f"{where}: missing or empty field {key!r}")
+    return str(value)
+
+
+def bundled_books_dir() -> Path:
+    """Folder of the stories written for and shipped with this project."""
+    return Path(str(resources.files("longform_evals.data").joinpath("books")))
+
+
+def load_books(data: str | Path | None = None) -> list[Sample]:
+    """Book samples from `data` (see the module docstring); the bundled stories when None."""
+    path = Path(data) if data is not None else bundled_books_dir()
+    if not path.exists():
+        raise DataError(f"book data not found: {path}")
+    if path.is_dir():
+        files = sorted(path.glob("*.txt"))
+        if not files:
+            raise DataError(f"no .txt books in folder {path}")
+        return [_txt_book(f) for f in files]
+    if path.suffix == ".jsonl":
+        samples = []
+        for number, record in _jsonl_records(path):
+            where = f"{path}:{number}"
+            book_id = _require(record, "id", where)
+            text = _require(record, "text", where)
+            title = str(record.get("title") or book_id)
+            samples.append(_book_sample(book_id, title, text, where))
+        if not samples:
+            raise DataError(f"{path} holds no books")
+        return samples
+    if path.suffix == ".txt":
+        return [_txt_book(path)]
+    raise DataError(f"unsupported book data {path}: expected a .txt file, a folder or a .jsonl")
+
+
+def load_summaries(path: str | Path) -> list[Sample]:
+    """Given summaries to score: JSONL with `id` and `summary` (and optionally `text`/`title`).
+
+    The summary is placed in `metadata["summary"]`; a `text` field becomes the document so
+    source-based statistics (novel trigrams) can be computed.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise DataError(f"summaries file not found: {path}")
+    samples = []
+    for number, record in _jsonl_records(path):
+        where = f"{path}:{number}"
+        summary_id = _require(record, "id", where)
+        summary = record.get("summary")
+        if not isinstance(summary, str):
+            raise DataError(f"{where}: missing field 'summary' (a string)")
+        metadata: dict[str, Any] = {"summary": summary, "title": record.get("title") or summary_id}
+        if isinstance(record.get("text"), str):
+            metadata["document"] = record["text"]
+        samples.append(
+            Sample(id=summary_id, input=f"Score the summary {summary_id!r}.", metadata=metadata)
+        )
+    if not samples:
+        raise DataError(f"{path} holds no summaries")
+    return samples

@@ -1,0 +1,222 @@
+"""The coherence judgement: "does this summary sentence confuse a reader, and how?"
+
+Two ways of asking a generative judge, with the same output:
+- `sentence` (the paper's method): one call per sentence; the prompt holds the taxonomy,
+  the demonstrations and the whole summary first and the target sentence last, so every
+  call of one summary shares its prefix (provider prompt caches, the local KV cache);
+- `batched`: N numbered sentences per call, answered as one JSON list (fewer calls).
+
+A malformed answer (unknown type, no verdict, broken JSON) is sent back with the reason and
+asked again, up to `max_attempts` calls in all; what still cannot be read is a parse failure,
+kept in the verdict and excluded from the score by the scorer. Every attempt is a model call
+in the log, and each failure is also noted in the transcript.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+from inspect_ai.log import transcript
+from inspect_ai.model import (
+    CachePolicy,
+    ChatMessage,
+    ChatMessageAssistant,
+    ChatMessageUser,
+    GenerateConfig,
+    Model,
+)
+from pydantic import JsonValue
+
+from longform_evals.judges.coherence_parse import (
+    JudgementParseError,
+    parse_batch,
+    parse_judgement,
+)
+from longform_evals.judges.demonstrations import (
+    load_demonstrations,
+    render_for_batches,
+    render_for_sentences,
+)
+from longform_evals.prompts import load_prompt
+
+JudgeMode = Literal["sentence", "batched"]
+
+
+@dataclass
+class SentenceVerdict:
+    """The judge's verdict on one summary sentence."""
+
+    index: int
+    sentence: str
+    parsed: bool = False
+    confused: bool | None = None
+    questions: list[str] = field(default_factory=list)
+    types: list[str] = field(default_factory=list)
+    attempts: int = 0
+    problems: list[str] = field(default_factory=list)
+    truncated: int = 0
+    p_confusion: float | None = None
+    type_probabilities: dict[str, float] | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class JudgeSettings:
+    """How to ask the judge."""
+
+    mode: JudgeMode = "sentence"
+    batch_size: int = 10
+    max_attempts: int = 3
+    temperature: float = 0.0
+    max_tokens: int = 160
+    cache: bool = True
+    prompts_dir: str | None = None
+    demonstrations: str | None = None
+
+
+def _config(settings: JudgeSettings, max_tokens: int) -> GenerateConfig:
+    return GenerateConfig(temperature=settings.temperature, max_tokens=max_tokens)
+
+
+def _cache(settings: JudgeSettings) -> CachePolicy | bool:
+    # Verdicts are deterministic at temperature 0: caching them lets a summary be re-scored
+    # (score_only, `inspect score`) without new calls.
+    return CachePolicy(expiry=None) if settings.cache else False
+
+
+async def judge_summary(
+    model: Model, sentences: list[str], settings: JudgeSettings
+) -> tuple[list[SentenceVerdict], int]:
+    """Verdicts for every sentence of one summary, and the number of judge calls made."""
+    summary = " ".join(sentences)
+    if settings.mode == "sentence":
+        verdicts = list(
+            await asyncio.gather(
+                *[_judge_one(model, summary, i, s, settings) for i, s in enumerate(sentences)]
+            )
+        )
+        return verdicts, sum(v.attempts for v in verdicts)
+    if settings.mode == "batched":
+        if settings.batch_size < 1:
+            raise ValueError(f"judge batch size must be at least 1, got {settings.batch_size}")
+        starts = range(0, len(sentences), settings.batch_size)
+        batches = await asyncio.gather(
+            *[
+                _judge_batch(model, summary, sentences, start, settings.batch_size, settings)
+                for start in starts
+            ]
+        )
+        return [v for batch, _ in batches for v in batch], sum(calls for _, calls in batches)
+    raise ValueError(f"unknown judge mode {settings.mode!r}; expected 'sentence' or 'batched'")
+
+
+async def _judge_one(
+    model: Model, summary: str, index: int, sentence: str, settings: JudgeSettings
+) -> SentenceVerdict:
+    template = load_prompt("booookscore", "judge_sentence", settings.prompts_dir)
+    retry = load_prompt("booookscore", "retry", settings.prompts_dir)
+    demos = render_for_sentences(load_demonstrations(settings.demonstrations))
+    messages: list[ChatMessage] = [
+        ChatMessageUser(
+            content=template.render(demonstrations=demos, summary=summary, sentence=sentence)
+        )
+    ]
+    verdict = SentenceVerdict(index=index, sentence=sentence)
+    for _ in range(settings.max_attempts):
+        output = await model.generate(
+            messages, config=_config(settings, settings.max_tokens), cache=_cache(settings)
+        )
+        verdict.attempts += 1
+        if output.stop_reason in ("max_tokens", "model_length"):
+            verdict.truncated += 1
+        try:
+            judgement = parse_judgement(output.completion)
+        except JudgementParseError as exc:
+            verdict.problems.append(str(exc))
+            transcript().info(
+                {
+                    "coherence_parse_failure": str(exc),
+                    "sentence": index,
+                    "answer": output.completion,
+                },
+            )
+            messages = [
+                *messages,
+                ChatMessageAssistant(content=output.completion),
+                ChatMessageUser(content=retry.render(problem=str(exc))),
+            ]
+            continue
+        verdict.parsed = True
+        verdict.confused = judgement.confused
+        verdict.questions = judgement.questions
+        verdict.types = judgement.types
+        return verdict
+    return verdict
+
+
+async def _judge_batch(
+    model: Model,
+    summary: str,
+    sentences: list[str],
+    start: int,
+    size: int,
+    settings: JudgeSettings,
+) -> tuple[list[SentenceVerdict], int]:
+    template = load_prompt("booookscore", "judge_batch", settings.prompts_dir)
+    retry = load_prompt("booookscore", "retry_batch", settings.prompts_dir)
+    demos = render_for_batches(load_demonstrations(settings.demonstrations))
+    batch = sentences[start : start + size]
+    numbered = "\n".join(f"{n}. {s}" for n, s in enumerate(batch, start=1))
+    verdicts = [SentenceVerdict(index=start + i, sentence=s) for i, s in enumerate(batch)]
+    messages: list[ChatMessage] = [
+        ChatMessageUser(
+            content=template.render(
+                demonstrations=demos, summary=summary, numbered_sentences=numbered
+            )
+        )
+    ]
+    pending = set(range(1, len(batch) + 1))
+    calls = 0
+    for _ in range(settings.max_attempts):
+        calls += 1
+        output = await model.generate(
+            messages,
+            config=_config(settings, settings.max_tokens * len(batch)),
+            cache=_cache(settings),
+        )
+        for n in pending:
+            verdicts[n - 1].attempts += 1
+            if output.stop_reason in ("max_tokens", "model_length"):
+                verdicts[n - 1].truncated += 1
+        try:
+            judgements, problems = parse_batch(output.completion, len(batch))
+        except JudgementParseError as exc:
+            judgements, problems = {}, {n: str(exc) for n in pending}
+        for n, judgement in judgements.items():
+            if n in pending:
+                v = verdicts[n - 1]
+                v.parsed, v.confused = True, judgement.confused
+                v.questions, v.types = judgement.questions, judgement.types
+                pending.discard(n)
+        problems = {n: p for n, p in problems.items() if n in pending}
+        for n, problem in problems.items():
+            verdicts[n - 1].problems.append(problem)
+        if not pending:
+            break
+        failures: dict[str, JsonValue] = {str(n): p for n, p in problems.items()}
+        transcript().info({"coherence_parse_failure": failures, "batch_start": start})
+        listing = "; ".join(f"sentence {n}: {p}" for n, p in sorted(problems.items()))
+        messages = [
+            *messages,
+            ChatMessageAssistant(content=output.completion),
+            ChatMessageUser(
+                content=retry.render(
+                    problems=listing, numbers=", ".join(str(n) for n in sorted(pending))
+                )
+            ),
+        ]
+    return verdicts, calls

@@ -1,0 +1,226 @@
+"""A coherence judge for small models: one yes/no question per kind of confusion, read as P(yes).
+
+Asked the paper's open question ("is this sentence confusing? list questions and types"),
+the embedded 1.5B judge answers "no confusion" to nearly everything, so its BooookScore is
+always ~100 and means nothing. What a small model can do is answer narrow yes/no questions
+about a sentence and the text before it, with a probability that moves with the truth even
+when its yes/no word does not. So each sentence gets one short question per error type
+("does the earlier text already say this?" for duplication, ...); P(yes) is read from the
+first answer token's log-probabilities; and a type is flagged when that probability passes
+a threshold calibrated, for that judge model, on a separate split of a planted-error set
+(`benchmarks/booookscore_judge.py --calibrate`). Probes that showed no signal in calibration
+are switched off, so the judge reports only the kinds of confusion it can actually see.
+
+Prompts are prefix-stable: instructions, the earlier text, the sentence, then the question, so
+the probes of one sentence share everything but the question, and consecutive sentences
+share the earlier text.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any, Literal
+
+from inspect_ai.log import transcript
+from inspect_ai.model import CachePolicy, GenerateConfig, Model, ModelOutput
+
+from longform_evals.judges.coherence import SentenceVerdict
+from longform_evals.prompts import load_prompt
+
+
+@dataclass(frozen=True)
+class Probe:
+    """A yes/no question that reveals one kind of confusion."""
+
+    name: str
+    error_type: str
+    flag_when: Literal["yes", "no"]
+    needs_earlier: bool = True  # meaningless for the first sentence, which is not asked
+
+
+PROBES: tuple[Probe, ...] = (
+    Probe("introduced", "entity_omission", "no"),
+    Probe("events_known", "event_omission", "no"),
+    Probe("explained", "causal_omission", "no"),
+    Probe("matters", "salience", "no", needs_earlier=False),
+    Probe("follows", "discontinuity", "no"),
+    Probe("repeats", "duplication", "yes"),
+    Probe("compatible", "inconsistency", "no"),
+    Probe("well_formed", "language", "no", needs_earlier=False),
+)
+_NO_EARLIER_TEXT = "(none: this is the first sentence of the summary)"
+_YES = re.compile(r"^\W*yes", re.IGNORECASE)
+_NO = re.compile(r"^\W*no\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class ProbeThreshold:
+    """When a probe flags: its signal (P(yes), or 1 - P(yes) for flag-on-no) >= threshold."""
+
+    threshold: float
+    enabled: bool = True
+
+
+@dataclass(frozen=True)
+class ProbeSettings:
+    cache: bool = True
+    prompts_dir: str | None = None
+    calibration: str | None = None
+    threshold: float | None = None
+    top_logprobs: int = 10
+
+
+def probe_signal(p_yes: float, probe: Probe) -> float:
+    """The probability that the probe's kind of confusion is present."""
+    return p_yes if probe.flag_when == "yes" else 1.0 - p_yes
+
+
+def p_yes_from_output(output: ModelOutput) -> float | None:
+    """P(yes) / (P(yes) + P(no)) over the first answer token's top log-probabilities.
+
+    Falls back to the answer text (1.0 or 0.0) when the provider returned no
+    log-probabilities; None when neither tells yes from no.
+    """
+    logprobs = output.choices[0].logprobs if output.choices else None
+    if logprobs and logprobs.content:
+        first = logprobs.content[0]
+        candidates = [(t.token, t.logprob) for t in first.top_logprobs or []]
+        yes = no = 0.0
+        for token, logprob in candidates or [(first.token, first.logprob)]:
+            word = token.strip().lower()
+            if word.startswith("yes"):
+                yes += math.exp(logprob)
+            elif word.startswith("no"):
+                no += math.exp(logprob)
+        if yes + no > 0:
+            return yes / (yes + no)
+    text = output.completion
+    if _YES.match(text):
+        return 1.0
+    if _NO.match(text):
+        return 0.0
+    return None
+
+
+def calibration_name(model: str) -> str:
+    """File stem of a judge's calibration: `gguf/qwen2.5-coder-1.5b` -> `qwen2.5-coder-1.5b`."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", model.split("/", 1)[-1])
+
+
+@lru_cache(maxsize=16)
+def _load_calibration_file(path: str | None, model: str) -> tuple[dict[str, Any], str] | None:
+    if path is not None:
+        return json.loads(Path(path).read_text(encoding="utf-8")), path
+    name = f"coherence_probe_{calibration_name(model)}.json"
+    resource = resources.files("longform_evals.judges").joinpath(f"calibration/{name}")
+    if not resource.is_file():
+        return None
+    return json.loads(resource.read_text(encoding="utf-8")), f"packaged {name}"
+
+
+def thresholds_for(model: str, settings: ProbeSettings) -> tuple[dict[str, ProbeThreshold], str]:
+    """Per-probe thresholds for a judge model, and where they came from."""
+    if settings.threshold is not None:
+        return (
+            {p.name: ProbeThreshold(settings.threshold) for p in PROBES},
+            f"threshold={settings.threshold}",
+        )
+    loaded = _load_calibration_file(settings.calibration, model)
+    if loaded is None:
+        # No calibration for this judge: the neutral point, and the metadata says so.
+        return {p.name: ProbeThreshold(0.5) for p in PROBES}, "uncalibrated (0.5)"
+    data, source = loaded
+    probes = data.get("probes", {})
+    missing = [p.name for p in PROBES if p.name not in probes]
+    if missing:
+        raise ValueError(f"calibration {source} lacks probes {missing}")
+    return (
+        {
+            p.name: ProbeThreshold(
+                float(probes[p.name]["threshold"]), bool(probes[p.name].get("enabled", True))
+            )
+            for p in PROBES
+        },
+        source,
+    )
+
+
+async def probe_sentence(
+    model: Model, sentences: list[str], index: int, settings: ProbeSettings
+) -> tuple[dict[str, float | None], int]:
+    """P(yes) of every probe asked about one sentence (None: unreadable), and the calls made."""
+    asked = [p for p in PROBES if index > 0 or not p.needs_earlier]
+    frame = load_prompt("booookscore", "probe", settings.prompts_dir)
+    earlier = " ".join(sentences[:index]) or _NO_EARLIER_TEXT
+    config = GenerateConfig(
+        temperature=0.0, max_tokens=1, logprobs=True, top_logprobs=settings.top_logprobs
+    )
+    cache: CachePolicy | bool = CachePolicy(expiry=None) if settings.cache else False
+    prompts = [
+        frame.render(
+            earlier=earlier,
+            sentence=sentences[index],
+            question=load_prompt("booookscore_probes", p.name, settings.prompts_dir).text,
+        )
+        for p in asked
+    ]
+    outputs = await asyncio.gather(
+        *[model.generate(prompt, config=config, cache=cache) for prompt in prompts]
+    )
+    answers = {p.name: p_yes_from_output(o) for p, o in zip(asked, outputs, strict=True)}
+    return answers, len(outputs)
+
+
+def verdict_from_probes(
+    index: int,
+    sentence: str,
+    p_yes: dict[str, float | None],
+    thresholds: dict[str, ProbeThreshold],
+) -> SentenceVerdict:
+    """Flag every enabled probe whose signal reaches its threshold (unasked probes skipped)."""
+    verdict = SentenceVerdict(index=index, sentence=sentence, attempts=len(p_yes))
+    signals: dict[str, float] = {}
+    for probe in PROBES:
+        if probe.name not in p_yes:
+            continue
+        p = p_yes[probe.name]
+        if p is None:
+            verdict.problems.append(f"probe {probe.name}: the answer was neither yes nor no")
+            continue
+        signals[probe.error_type] = probe_signal(p, probe)
+    verdict.type_probabilities = signals
+    if not signals:
+        return verdict  # nothing readable: a parse failure
+    verdict.parsed = True
+    active = [
+        (p, signals[p.error_type])
+        for p in PROBES
+        if p.error_type in signals and thresholds[p.name].enabled
+    ]
+    verdict.types = [p.error_type for p, s in active if s >= thresholds[p.name].threshold]
+    verdict.confused = bool(verdict.types)
+    verdict.p_confusion = max((s for _, s in active), default=0.0)
+    return verdict
+
+
+async def probe_summary(
+    model: Model, sentences: list[str], settings: ProbeSettings
+) -> tuple[list[SentenceVerdict], int]:
+    """Probe-mode verdicts for every sentence of a summary, and the number of calls."""
+    thresholds, source = thresholds_for(str(model), settings)
+    results = await asyncio.gather(
+        *[probe_sentence(model, sentences, i, settings) for i in range(len(sentences))]
+    )
+    verdicts = [
+        verdict_from_probes(i, sentences[i], p_yes, thresholds)
+        for i, (p_yes, _) in enumerate(results)
+    ]
+    transcript().info({"coherence_probe_thresholds": source})
+    return verdicts, sum(calls for _, calls in results)

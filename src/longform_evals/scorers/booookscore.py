@@ -1,0 +1,143 @@
+"""BooookScore: the share of summary sentences that confuse no reader, judged sentence by sentence.
+
+    score(S) = 100 x (sentences judged "no confusion") / (sentences whose verdict was read)
+
+The judge is the `grader` model role (the evaluated model when no role is bound). Sentences
+whose verdict could not be read after the bounded retries are parse failures: excluded from
+the denominator, reported as their own rate, and listed in the metadata. This follows the
+paper's formula (every sentence of the summary is a unit, however many questions it gets),
+not the reference code's `get_score`, which divides by the number of flagged sentences.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Literal
+
+from inspect_ai.model import Model, get_model
+from inspect_ai.scorer import Score, Scorer, Target, scorer
+from inspect_ai.solver import TaskState
+
+from longform_evals.judges.coherence import JudgeSettings, SentenceVerdict, judge_summary
+from longform_evals.judges.coherence_probe import ProbeSettings, probe_summary, thresholds_for
+from longform_evals.judges.coherence_types import ERROR_TYPES
+from longform_evals.scorers.metrics import nanmean, nanstderr
+from longform_evals.text import split_sentences
+
+ScorerMode = Literal["auto", "sentence", "batched", "probe"]
+
+_METRICS: dict[str, list[Any]] = {
+    "booookscore": [nanmean(), nanstderr()],
+    "parse_failure_rate": [nanmean()],
+    "judge_calls": [nanmean()],
+    "sentences": [nanmean()],
+    **{f"rate_{t}": [nanmean()] for t in ERROR_TYPES},
+}
+
+
+def booookscore_values(verdicts: list[SentenceVerdict], judge_calls: int) -> dict[str, float]:
+    """Score values of one summary from its sentence verdicts.
+
+    Returns:
+        booookscore (0-100, NaN when no verdict could be read), parse_failure_rate (share of
+        sentences without a readable verdict), judge_calls, sentences, and rate_<type> (share
+        of read sentences flagged with that type).
+    """
+    n = len(verdicts)
+    read = [v for v in verdicts if v.parsed]
+    clean = sum(1 for v in read if not v.confused)
+    values: dict[str, float] = {
+        "booookscore": 100.0 * clean / len(read) if read else math.nan,
+        "parse_failure_rate": (n - len(read)) / n if n else math.nan,
+        "judge_calls": float(judge_calls),
+        "sentences": float(n),
+    }
+    for t in ERROR_TYPES:
+        values[f"rate_{t}"] = sum(1 for v in read if t in v.types) / len(read) if read else math.nan
+    return values
+
+
+def resolve_mode(mode: ScorerMode, model: Model) -> Literal["sentence", "batched", "probe"]:
+    """`auto`: log-probability probes for embedded local judges, the paper's method otherwise."""
+    if mode != "auto":
+        return mode
+    return "probe" if str(model).startswith("gguf/") else "sentence"
+
+
+@scorer(metrics=_METRICS)
+def booookscore(
+    mode: ScorerMode = "auto",
+    batch_size: int = 10,
+    max_attempts: int = 3,
+    cache: bool = True,
+    prompts_dir: str | None = None,
+    calibration: str | None = None,
+    threshold: float | None = None,
+) -> Scorer:
+    """BooookScore of the completion (the summary), judged by the `grader` role.
+
+    Args:
+        mode: `sentence` (one call per sentence, the paper's method), `batched` (N numbered
+            sentences per call, JSON answers), `probe` (yes/no questions per error type read
+            from log-probabilities with calibrated thresholds; made for small local judges),
+            or `auto` (`probe` for `gguf/` judges, `sentence` otherwise).
+        batch_size: sentences per call in `batched` mode.
+        max_attempts: calls per sentence (or batch) before a verdict counts as a parse failure.
+        cache: cache judge calls (Inspect's model cache), so a summary can be re-scored
+            without new calls.
+        prompts_dir: folder overriding the `booookscore/` prompt templates.
+        calibration: `probe` mode thresholds file (default: the packaged one for the judge).
+        threshold: `probe` mode: one threshold for every type, overriding the calibration.
+    """
+
+    async def score(state: TaskState, target: Target) -> Score:
+        summary = state.output.completion if state.output else ""
+        sentences = split_sentences(summary)
+        judge = get_model(role="grader")
+        resolved = resolve_mode(mode, judge)
+        if not sentences:
+            return Score(
+                value=booookscore_values([], 0),
+                answer=summary,
+                explanation="the summary has no sentences, so it has no BooookScore",
+                metadata={"mode": resolved, "judge": str(judge), "sentences": []},
+            )
+        extra: dict[str, Any] = {}
+        if resolved == "probe":
+            probe_settings = ProbeSettings(
+                cache=cache, prompts_dir=prompts_dir, calibration=calibration, threshold=threshold
+            )
+            extra["calibration"] = thresholds_for(str(judge), probe_settings)[1]
+            verdicts, calls = await probe_summary(judge, sentences, probe_settings)
+        else:
+            verdicts, calls = await judge_summary(
+                judge,
+                sentences,
+                JudgeSettings(
+                    mode=resolved,
+                    batch_size=batch_size,
+                    max_attempts=max_attempts,
+                    cache=cache,
+                    prompts_dir=prompts_dir,
+                ),
+            )
+        values = booookscore_values(verdicts, calls)
+        flagged = [v for v in verdicts if v.parsed and v.confused]
+        failed = [v for v in verdicts if not v.parsed]
+        explanation = (
+            f"{len(flagged)} of {len(verdicts)} sentences flagged, {len(failed)} unreadable"
+            + "".join(f"\n- [{v.index}] {', '.join(v.types)}: {v.sentence}" for v in flagged)
+        )
+        return Score(
+            value=values,
+            answer=summary,
+            explanation=explanation,
+            metadata={
+                "mode": resolved,
+                "judge": str(judge),
+                **extra,
+                "sentences": [v.as_dict() for v in verdicts],
+            },
+        )
+
+    return score

@@ -1,0 +1,63 @@
+"""Summarization strategies as Inspect solvers (BooookScore, Appendix A).
+
+* :func:`full_context`: the whole document in one call, truncated to the window if needed;
+* :func:`hierarchical_merge`: summarize chunks, then merge summaries level by level;
+* :func:`incremental_update`: one running summary updated chunk by chunk, compressed when long;
+* :func:`remove_artifacts`: clean "in this segment"-style phrases and front matter.
+
+Each reads ``metadata["document"]`` (else the input), writes the summary to ``state.output``
+and ``metadata["summary"]``, and logs every intermediate summary in
+``metadata["summary_trace"]`` with counters in ``metadata["summary_stats"]``.
+See docs/strategies.md.
+"""
+
+from longform_evals.solvers.artifacts import clean_artifacts, has_artifacts, remove_artifacts
+from longform_evals.solvers.full_context import full_context
+from longform_evals.solvers.hierarchical import hierarchical_merge, join_summaries
+from longform_evals.solvers.incremental import growth_target, incremental_update
+from longform_evals.solvers.limits import (
+    Candidate,
+    choose_best,
+    count_words,
+    is_finished,
+    retry_word_limit,
+    summary_problems,
+    word_limit,
+)
+from longform_evals.solvers.packing import (
+    chunk_summary_tokens,
+    group_overflows,
+    pack_merge_groups,
+    trim_prior_context,
+)
+from longform_evals.solvers.recording import Outcome, SummaryRun, TraceEntry, document_of
+from longform_evals.solvers.truncation import Truncated, TruncationPolicy, truncate_to_budget
+
+__all__ = [
+    "Candidate",
+    "Outcome",
+    "SummaryRun",
+    "TraceEntry",
+    "Truncated",
+    "TruncationPolicy",
+    "choose_best",
+    "chunk_summary_tokens",
+    "clean_artifacts",
+    "count_words",
+    "document_of",
+    "full_context",
+    "group_overflows",
+    "growth_target",
+    "has_artifacts",
+    "hierarchical_merge",
+    "incremental_update",
+    "is_finished",
+    "join_summaries",
+    "pack_merge_groups",
+    "remove_artifacts",
+    "retry_word_limit",
+    "summary_problems",
+    "trim_prior_context",
+    "truncate_to_budget",
+    "word_limit",
+]

@@ -1,0 +1,151 @@
+"""The BooookScore task: summarize books with a strategy, then judge the summaries' coherence.
+
+inspect eval longform_evals/booookscore --model gguf/qwen2.5-coder-1.5b -T chunk_size=512
+inspect eval tasks/booookscore.py --model openai/gpt-4o -T strategy=incremental
+inspect eval tasks/booookscore.py --model X --model-role grader=openai/gpt-4o
+inspect eval tasks/booookscore.py --model X -T score_only=true -T data=summaries.jsonl
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from inspect_ai import Task, task
+from inspect_ai.dataset import MemoryDataset
+from inspect_ai.model import ModelOutput
+from inspect_ai.solver import Generate, Solver, TaskState, solver
+
+from longform_evals.data.books import load_books, load_summaries
+from longform_evals.scorers.booookscore import ScorerMode
+from longform_evals.scorers.booookscore import booookscore as booookscore_scorer
+from longform_evals.scorers.summary_stats import summary_statistics
+from longform_evals.solvers import full_context, hierarchical_merge, incremental_update
+
+Strategy = Literal["hierarchical", "incremental", "full"]
+
+DEFAULT_CHUNK_SIZE = 2048
+DEFAULT_CONTEXT_WINDOW = 8192
+DEFAULT_MAX_SUMMARY_TOKENS = 900
+DEFAULT_TEMPERATURE = 0.5
+
+
+@solver
+def given_summary() -> Solver:
+    """Use the summary already in `metadata["summary"]` as the output (no model call)."""
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        state.output = ModelOutput.from_content(model="given", content=state.metadata["summary"])
+        return state
+
+    return solve
+
+
+def strategy_solver(
+    strategy: Strategy,
+    chunk_size: int,
+    context_window: int,
+    max_summary_tokens: int,
+    temperature: float,
+    remove_artifacts: bool | None,
+    prompts_dir: str | None,
+) -> Solver:
+    """The summarization solver for a strategy name."""
+    if strategy == "hierarchical":
+        return hierarchical_merge(
+            chunk_size=chunk_size,
+            context_window=context_window,
+            max_summary_tokens=max_summary_tokens,
+            temperature=temperature,
+            remove_artifacts=bool(remove_artifacts),
+            prompts_dir=prompts_dir,
+        )
+    if strategy == "incremental":
+        return incremental_update(
+            chunk_size=chunk_size,
+            context_window=context_window,
+            max_summary_tokens=max_summary_tokens,
+            temperature=temperature,
+            remove_artifacts=True if remove_artifacts is None else remove_artifacts,
+            prompts_dir=prompts_dir,
+        )
+    if strategy == "full":
+        return full_context(
+            context_window=context_window,
+            max_summary_tokens=max_summary_tokens,
+            temperature=temperature,
+            remove_artifacts=bool(remove_artifacts),
+            prompts_dir=prompts_dir,
+        )
+    raise ValueError(f"unknown strategy {strategy!r}; expected hierarchical, incremental or full")
+
+
+@task
+def booookscore(
+    strategy: Strategy = "hierarchical",
+    data: str | None = None,
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    context_window: int = DEFAULT_CONTEXT_WINDOW,
+    max_summary_tokens: int = DEFAULT_MAX_SUMMARY_TOKENS,
+    temperature: float = DEFAULT_TEMPERATURE,
+    remove_artifacts: bool | None = None,
+    judge_mode: ScorerMode = "auto",
+    judge_batch: int = 0,
+    judge_cache: bool = True,
+    score_only: bool = False,
+    prompts_dir: str | None = None,
+) -> Task:
+    """Book-length summarization scored with BooookScore and summary statistics.
+
+    Args:
+        strategy: `hierarchical` (merging), `incremental` (updating) or `full` (one call,
+            truncated to the context window when needed).
+        data: a .txt book, a folder of .txt books, or JSONL with id/title/text; the bundled
+            stories when omitted. With `score_only`, JSONL with id/summary (optional text).
+        chunk_size: tokens per chunk (cl100k), the paper's default 2048.
+        context_window: the summarizer's context window in tokens.
+        max_summary_tokens: maximum summary length G_n, the paper's default 900.
+        temperature: summarization temperature (the paper's 0.5).
+        remove_artifacts: strip "in this segment"-style artifacts (default: only for
+            incremental updating, as in the paper).
+        judge_mode: `auto`, `sentence`, `batched` or `probe` (see the scorer).
+        judge_batch: sentences per judge call; > 0 selects batched mode.
+        judge_cache: cache judge calls so summaries can be re-scored without new calls.
+        score_only: score the summaries given in `data` instead of generating them.
+        prompts_dir: folder overriding any packaged prompt template.
+
+    Returns:
+        The task; the judge is the `grader` model role (the evaluated model by default).
+    """
+    mode: ScorerMode = "batched" if judge_batch > 0 else judge_mode
+    scorers = [
+        booookscore_scorer(
+            mode=mode,
+            batch_size=judge_batch if judge_batch > 0 else 10,
+            cache=judge_cache,
+            prompts_dir=prompts_dir,
+        ),
+        summary_statistics(),
+    ]
+    if score_only:
+        if data is None:
+            raise ValueError("score_only needs -T data=<JSONL with id and summary per line>")
+        return Task(
+            dataset=MemoryDataset(load_summaries(data), name="booookscore_given"),
+            solver=given_summary(),
+            scorer=scorers,
+            version="1.0.0",
+        )
+    return Task(
+        dataset=MemoryDataset(load_books(data), name="booookscore_books"),
+        solver=strategy_solver(
+            strategy,
+            chunk_size,
+            context_window,
+            max_summary_tokens,
+            temperature,
+            remove_artifacts,
+            prompts_dir,
+        ),
+        scorer=scorers,
+        version="1.0.0",
+    )

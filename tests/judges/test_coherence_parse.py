@@ -1,0 +1,131 @@
+"""Every documented answer shape of the coherence judge, and the malformed ones."""
+
+from __future__ import annotations
+
+import contextlib
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from longform_evals.judges.coherence_parse import (
+    JudgementParseError,
+    parse_batch,
+    parse_judgement,
+    parse_types,
+)
+from longform_evals.judges.coherence_types import ERROR_TYPES, normalize_type
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "No confusion.",
+        "no confusion",
+        "Answer: No confusion.",
+        "**No confusion**",
+        "  No Confusion!\n",
+    ],
+)
+def test_no_confusion_shapes(answer: str) -> None:
+    j = parse_judgement(answer)
+    assert not j.confused and j.types == [] and j.questions == []
+
+
+def test_questions_and_types() -> None:
+    j = parse_judgement(
+        "Questions: Who is Harlan? Why is he at the trial?\nTypes: entity_omission, causal omission"
+    )
+    assert j.confused
+    assert j.questions == ["Who is Harlan?", "Why is he at the trial?"]
+    assert j.types == ["entity_omission", "causal_omission"]
+
+
+@pytest.mark.parametrize(
+    ("answer", "types"),
+    [
+        ("Questions: Why?\nTypes: Duplication", ["duplication"]),
+        (
+            "**Questions:** What fire?\n**Types:** event omission; salience",
+            ["event_omission", "salience"],
+        ),
+        ("Question: Huh?\nType: language", ["language"]),
+        (
+            "Questions: Who?\nTypes: Entity Omission and Inconsistency.",
+            ["entity_omission", "inconsistency"],
+        ),
+        (
+            "Here is my verdict.\nQuestions: Where are we now?\nTypes: discontinuity",
+            ["discontinuity"],
+        ),
+        ("Types: contradiction", ["inconsistency"]),  # no questions line: accepted, empty questions
+        ("Questions: Who is he?\nAnd why?\nTypes: entity_omission", ["entity_omission"]),
+    ],
+)
+def test_accepted_variants(answer: str, types: list[str]) -> None:
+    j = parse_judgement(answer)
+    assert j.confused and j.types == types
+
+
+def test_continued_question_lines_are_kept() -> None:
+    j = parse_judgement("Questions: Who is he?\nAnd why is he here?\nTypes: entity_omission")
+    assert j.questions == ["Who is he?", "And why is he here?"]
+
+
+@pytest.mark.parametrize(
+    ("answer", "reason"),
+    [
+        ("", "empty"),
+        ("   \n ", "empty"),
+        ("The sentence is fine I think.", "neither"),
+        ("Questions: Who is Harlan?", "neither"),
+        ("Questions: Who?\nTypes: vagueness", "unknown error type 'vagueness'"),
+        ("Questions: Who?\nTypes:", "names no error type"),
+        ("No confusion.\nTypes: salience", "also lists types"),
+    ],
+)
+def test_malformed_answers_say_why(answer: str, reason: str) -> None:
+    with pytest.raises(JudgementParseError, match=reason):
+        parse_judgement(answer)
+
+
+def test_every_canonical_type_normalises_to_itself() -> None:
+    for t in ERROR_TYPES:
+        assert normalize_type(t) == t
+        assert normalize_type(t.replace("_", " ").upper()) == t
+    assert parse_types(", ".join(ERROR_TYPES)) == list(ERROR_TYPES)
+
+
+@given(st.text(max_size=80))
+def test_parser_never_crashes_on_arbitrary_text(text: str) -> None:
+    with contextlib.suppress(JudgementParseError):
+        parse_judgement(text)
+
+
+def test_batch_answer_with_fences_and_problems() -> None:
+    answer = """```json
+[{"sentence": 1, "confusion": false},
+ {"sentence": 2, "confusion": true, "questions": "Who is Ola?", "types": ["entity omission"]},
+ {"sentence": 3, "confusion": true, "types": ["nonsense"]},
+ {"sentence": 9, "confusion": false}]
+```"""
+    judgements, problems = parse_batch(answer, 4)
+    assert not judgements[1].confused
+    assert judgements[2].types == ["entity_omission"] and judgements[2].questions == ["Who is Ola?"]
+    assert "unknown error type" in problems[3]
+    assert problems[4] == "no verdict given"
+    assert 9 not in judgements
+
+
+@pytest.mark.parametrize(
+    ("answer", "reason"),
+    [("no json here", "no JSON list"), ("[{broken", "no JSON list"), ("[1, 2,]", "does not parse")],
+)
+def test_batch_answer_without_a_list(answer: str, reason: str) -> None:
+    with pytest.raises(JudgementParseError, match=reason):
+        parse_batch(answer, 2)
+
+
+def test_batch_item_needs_boolean_confusion() -> None:
+    _, problems = parse_batch('[{"sentence": 1, "confusion": "maybe"}]', 1)
+    assert "true or false" in problems[1]

@@ -1,0 +1,96 @@
+"""Probe-mode logic: reading P(yes), thresholds, calibration files, verdicts."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+from inspect_ai.model import Logprob, Logprobs, ModelOutput, TopLogprob
+
+from longform_evals.judges.coherence_probe import (
+    PROBES,
+    ProbeSettings,
+    ProbeThreshold,
+    p_yes_from_output,
+    thresholds_for,
+    verdict_from_probes,
+)
+
+
+def _output(text: str, top: dict[str, float] | None) -> ModelOutput:
+    out = ModelOutput.from_content("m", text)
+    if top is not None:
+        first = next(iter(top))
+        out.choices[0].logprobs = Logprobs(
+            content=[
+                Logprob(
+                    token=first,
+                    logprob=top[first],
+                    top_logprobs=[TopLogprob(token=t, logprob=lp) for t, lp in top.items()],
+                )
+            ]
+        )
+    return out
+
+
+def test_p_yes_normalises_over_yes_and_no_variants() -> None:
+    out = _output(
+        "Yes", {"Yes": math.log(0.5), " yes": math.log(0.1), "No": math.log(0.2), "The": -1}
+    )
+    assert p_yes_from_output(out) == pytest.approx(0.6 / 0.8)
+
+
+def test_p_yes_falls_back_to_text_then_none() -> None:
+    assert p_yes_from_output(_output("No.", None)) == 0.0
+    assert p_yes_from_output(_output("yes, it does", None)) == 1.0
+    assert p_yes_from_output(_output("Maybe", None)) is None
+    assert p_yes_from_output(_output("Maybe", {"Maybe": -0.1, "Perhaps": -2})) is None
+
+
+def test_first_sentence_is_only_asked_the_probes_that_need_no_earlier_text() -> None:
+    first_only = {p.name for p in PROBES if not p.needs_earlier}
+    assert first_only == {"matters", "well_formed"}
+
+
+def _all(p: float) -> dict[str, float | None]:
+    return {probe.name: p for probe in PROBES}
+
+
+def test_verdict_flags_by_direction_and_threshold() -> None:
+    thresholds = {p.name: ProbeThreshold(0.7) for p in PROBES}
+    # P(yes)=0.9: "repeats" (flag on yes) fires; every flag-on-no probe has signal 0.1.
+    v = verdict_from_probes(3, "s", _all(0.9), thresholds)
+    assert v.parsed and v.confused and v.types == ["duplication"]
+    # P(yes)=0.2: every flag-on-no probe fires (signal 0.8), "repeats" does not.
+    v = verdict_from_probes(3, "s", _all(0.2), thresholds)
+    assert "duplication" not in v.types and len(v.types) == len(PROBES) - 1
+    assert v.p_confusion == pytest.approx(0.8)
+
+
+def test_disabled_probes_never_flag_and_unreadable_ones_are_problems() -> None:
+    thresholds = {p.name: ProbeThreshold(0.7, enabled=p.name == "repeats") for p in PROBES}
+    answers = _all(0.1)
+    answers["compatible"] = None
+    v = verdict_from_probes(1, "s", answers, thresholds)
+    assert v.parsed and not v.confused
+    assert v.problems == ["probe compatible: the answer was neither yes nor no"]
+    nothing = verdict_from_probes(1, "s", {p.name: None for p in PROBES}, thresholds)
+    assert not nothing.parsed and nothing.confused is None
+
+
+def test_thresholds_from_override_file_and_uncalibrated(tmp_path: Path) -> None:
+    table, source = thresholds_for("gguf/x", ProbeSettings(threshold=0.6))
+    assert all(t.threshold == 0.6 for t in table.values()) and source == "threshold=0.6"
+    table, source = thresholds_for("openai/some-model", ProbeSettings())
+    assert source.startswith("uncalibrated")
+    path = tmp_path / "cal.json"
+    path.write_text(
+        json.dumps({"probes": {p.name: {"threshold": 0.9, "enabled": False} for p in PROBES}})
+    )
+    table, source = thresholds_for("gguf/x", ProbeSettings(calibration=str(path)))
+    assert source == str(path) and not any(t.enabled for t in table.values())
+    path.write_text(json.dumps({"probes": {"repeats": {"threshold": 0.9}}}))
+    with pytest.raises(ValueError, match="lacks probes"):
+        thresholds_for("gguf/y", ProbeSettings(calibration=str(path)))
