@@ -168,22 +168,29 @@ async def baseline(model: Model, items: list[Item]) -> dict[str, Any]:
         if item.split == "test":
             by_summary[item.summary_id].append(item)
     flags: dict[str | None, list[bool]] = defaultdict(list)
+    typed: dict[str | None, list[bool]] = defaultdict(list)
     failures = 0
     for group in by_summary.values():
         sentences = group[0].sentences
         targets = {i.index: i for i in group}
-        verdicts, _ = await judge_summary(model, sentences, JudgeSettings(mode="sentence"))
+        verdicts, _ = await judge_summary(
+            model, sentences, JudgeSettings(mode="sentence"), only=sorted(targets)
+        )
         for v in verdicts:
             if v.index not in targets:
                 continue
             if not v.parsed:
                 failures += 1
                 continue
-            flags[targets[v.index].error_type].append(bool(v.confused))
+            planted = targets[v.index].error_type
+            flags[planted].append(bool(v.confused))
+            typed[planted].append(planted in v.types)
     return {
         "false_flag_rate": _rate(flags[None]),
         "recall_all": _rate([x for t in ERROR_TYPES for x in flags[t]]),
         "recall_any": {t: _rate(flags[t]) for t in ERROR_TYPES},
+        "recall_type": {t: _rate(typed[t]) for t in ERROR_TYPES},
+        "n_clean": len(flags[None]),
         "parse_failures": failures,
     }
 

@@ -55,10 +55,16 @@ def test_prepare_unknown_model_fails_clearly() -> None:
 
 @pytest.mark.slow
 @needs_smollm2
-def test_quickstart_prints_answers_and_log_location(tmp_path: Path) -> None:
-    result = CliRunner().invoke(
-        main, ["quickstart", "--model", "gguf/smollm2-135m", "--log-dir", str(tmp_path)]
-    )
+def test_quickstart_prints_the_booookscore_and_log_location(tmp_path: Path) -> None:
+    args = ["quickstart", "--model", "gguf/smollm2-135m", "--strategy", "full"]
+    result = CliRunner().invoke(main, [*args, "--log-dir", str(tmp_path)])
     assert result.exit_code == 0, result.output
-    assert "answer:" in result.output
+    assert "BooookScore:" in result.output
+    assert "mode probe" in result.output
     assert f"log: {tmp_path}" in result.output
+
+
+def test_quickstart_rejects_an_unknown_book() -> None:
+    result = CliRunner().invoke(main, ["quickstart", "--book", "moby_dick"])
+    assert result.exit_code != 0
+    assert "no bundled book 'moby_dick'" in result.output

@@ -216,6 +216,13 @@ def test_unknown_model_argument_is_rejected() -> None:
         ScriptedModelAPI("t", rulez=[])
 
 
+def test_latency_is_validated_and_answers_still_come() -> None:
+    with pytest.raises(ScriptedModelError, match="latency must be >= 0"):
+        ScriptedModelAPI("t", rules=[("q", "a")], latency=-1)
+    model = get_model("scripted/slow", rules=[("q", "a")], latency=0.01, memoize=False)
+    assert gen(model, "q").completion == "a"
+
+
 def test_stop_sequences_truncate() -> None:
     model = scripted([("q", "Answer: yes\nExplanation: because")])
     out = gen(model, "q", stop_seqs=["\nExplanation", "zzz"])

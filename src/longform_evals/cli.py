@@ -19,25 +19,44 @@ def main() -> None:
 
 @main.command()
 @click.option("--model", default=DEFAULT_LOCAL_MODEL, show_default=True, help="Inspect model.")
+@click.option("--book", default="the_frost_hold", show_default=True, help="A bundled book id.")
+@click.option("--chunk-size", default=512, show_default=True, help="Tokens per chunk.")
+@click.option("--strategy", default="hierarchical", show_default=True)
 @click.option("--log-dir", default="logs", show_default=True, help="Where the eval log goes.")
-def quickstart(model: str, log_dir: str) -> None:
-    """Run the smoke task on a model and print its answers and the log location."""
+def quickstart(model: str, book: str, chunk_size: int, strategy: str, log_dir: str) -> None:
+    """Summarize one bundled book and print its BooookScore, flagged sentences and log."""
     from inspect_ai import eval as inspect_eval
 
-    from longform_evals.tasks.hello import hello_longform
+    from longform_evals.data.books import bundled_books_dir
+    from longform_evals.tasks.booookscore import booookscore
 
-    [log] = inspect_eval(hello_longform(), model=model, log_dir=log_dir, display="plain")
-    if log.status != "success":
+    path = bundled_books_dir() / f"{book}.txt"
+    if not path.is_file():
+        known = ", ".join(sorted(p.stem for p in bundled_books_dir().glob("*.txt")))
+        raise click.BadParameter(f"no bundled book {book!r}; bundled: {known}")
+    task = booookscore(strategy=strategy, data=str(path), chunk_size=chunk_size)  # type: ignore[arg-type]
+    [log] = inspect_eval(task, model=model, log_dir=log_dir, display="plain")
+    if log.status != "success" or not log.samples:
         click.echo(f"eval {log.status}: {log.error.message if log.error else ''}", err=True)
         click.echo(f"log: {log.location}", err=True)
         sys.exit(1)
-    for sample in log.samples or []:
-        verdict = next(iter(sample.scores.values())).value if sample.scores else "?"
-        click.echo(f"[{sample.id}] {sample.input}")
-        click.echo(f"  answer: {sample.output.completion.strip()}  (score {verdict})")
-    usage = log.stats.model_usage
-    for name, use in usage.items():
-        click.echo(f"usage {name}: {use.input_tokens} input, {use.output_tokens} output tokens")
+    sample = log.samples[0]
+    score = (sample.scores or {})["booookscore"]
+    value = score.value if isinstance(score.value, dict) else {}
+    meta = score.metadata or {}
+    click.echo(
+        f"\nSummary of {sample.metadata.get('title', book)} ({strategy}, chunks of {chunk_size}):"
+    )
+    click.echo(sample.output.completion.strip())
+    click.echo(
+        f"\nBooookScore: {value.get('booookscore', float('nan')):.1f}  "
+        f"(judge {meta.get('judge')}, mode {meta.get('mode')}"
+        + (f", thresholds {meta['calibration']}" if "calibration" in meta else "")
+        + ")"
+    )
+    for verdict in meta.get("sentences", []):
+        if verdict.get("confused"):
+            click.echo(f"  flagged [{', '.join(verdict['types'])}]: {verdict['sentence']}")
     click.echo(f"log: {log.location}")
     click.echo("browse it with: inspect view --log-dir " + log_dir)
 

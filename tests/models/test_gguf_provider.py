@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from inspect_ai import eval as inspect_eval
-from inspect_ai.log import ModelEvent
+from inspect_ai.event import ModelEvent
 from inspect_ai.model import GenerateConfig, get_model
 
 from helpers import needs_smollm2

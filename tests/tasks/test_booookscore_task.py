@@ -9,9 +9,11 @@ from typing import Any
 
 import pytest
 from inspect_ai import eval as inspect_eval
-from inspect_ai.log import EvalLog, ModelEvent
+from inspect_ai.event import ModelEvent
+from inspect_ai.log import EvalLog
 from inspect_ai.model import get_model
 
+from helpers import needs_smollm2
 from longform_evals.data.books import DataError, bundled_books_dir, load_books, load_summaries
 from longform_evals.tasks.booookscore import booookscore
 
@@ -170,3 +172,27 @@ def test_bad_summary_data(tmp_path: Path) -> None:
         load_summaries(path)
     with pytest.raises(ValueError, match="score_only needs"):
         booookscore(score_only=True)
+
+
+@pytest.mark.slow
+@needs_smollm2
+def test_booookscore_runs_on_a_real_local_model(tmp_path: Path) -> None:
+    book = tmp_path / "fox.txt"
+    paragraphs = [
+        "Mara, a fox who lived under the old mill, found a brass bell in the river.",
+        "She carried it to the owl Tobin, who told her it belonged to the ferryman.",
+        "The ferryman had lost it in a storm, and without it he could not warn the boats.",
+        "Mara returned the bell, and that night the boats crossed safely in the fog.",
+    ]
+    book.write_text("Title: The Bell\n\n" + "\n\n".join(paragraphs) + "\n")
+    task = booookscore(strategy="hierarchical", data=str(book), max_summary_tokens=120)
+    [log] = inspect_eval(task, model="gguf/smollm2-135m", log_dir=str(tmp_path))
+    assert log.status == "success", log.error
+    assert log.samples
+    score = log.samples[0].scores["booookscore"]  # type: ignore[index]
+    assert score.metadata["mode"] == "probe"  # type: ignore[index]
+    assert score.metadata["calibration"] == "uncalibrated (0.5)"  # type: ignore[index]
+    value = _value(log)
+    assert value["judge_calls"] >= 2
+    events = [e for e in log.samples[0].events if isinstance(e, ModelEvent)]
+    assert all(e.output.usage is not None for e in events)

@@ -15,6 +15,7 @@ in the log, and each failure is also noted in the transcript.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
@@ -89,14 +90,25 @@ def _cache(settings: JudgeSettings) -> CachePolicy | bool:
 
 
 async def judge_summary(
-    model: Model, sentences: list[str], settings: JudgeSettings
+    model: Model,
+    sentences: list[str],
+    settings: JudgeSettings,
+    only: Sequence[int] | None = None,
 ) -> tuple[list[SentenceVerdict], int]:
-    """Verdicts for every sentence of one summary, and the number of judge calls made."""
+    """Verdicts for the sentences of one summary, and the number of judge calls made.
+
+    Args:
+        model: the judge.
+        sentences: every sentence of the summary, in order (the judge sees them all).
+        settings: how to ask.
+        only: in `sentence` mode, judge just these sentence indices (default: all).
+    """
     summary = " ".join(sentences)
     if settings.mode == "sentence":
+        indices = range(len(sentences)) if only is None else only
         verdicts = list(
             await asyncio.gather(
-                *[_judge_one(model, summary, i, s, settings) for i, s in enumerate(sentences)]
+                *[_judge_one(model, summary, i, sentences[i], settings) for i in indices]
             )
         )
         return verdicts, sum(v.attempts for v in verdicts)

@@ -190,6 +190,8 @@ class GGUFModelAPI(ModelAPI):
             EngineKey(str(path.resolve()), self.n_ctx, n_threads, n_parallel), verbose
         )
         self._tokenizer_name = "qwen3" if "qwen" in model_name.lower() else "cl100k_base"
+        # Running totals over this instance's calls, for benchmarks and quick checks.
+        self.totals = {"calls": 0, "prompt_tokens": 0, "cached_tokens": 0, "output_tokens": 0}
 
     def max_tokens(self) -> int | None:
         return DEFAULT_MAX_TOKENS
@@ -273,6 +275,10 @@ class GGUFModelAPI(ModelAPI):
         cached = int((usage.get("prompt_tokens_details") or {}).get("cached_tokens") or 0)
         prompt_tokens = int(usage.get("prompt_tokens", 0))
         output_tokens = int(usage.get("completion_tokens", 0))
+        self.totals["calls"] += 1
+        self.totals["prompt_tokens"] += prompt_tokens
+        self.totals["cached_tokens"] += cached
+        self.totals["output_tokens"] += output_tokens
         return ModelOutput(
             model=self.model_name,
             choices=[

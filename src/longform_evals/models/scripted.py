@@ -91,6 +91,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+import anyio
 from inspect_ai.model import (
     ChatMessage,
     ChatMessageSystem,
@@ -215,6 +216,7 @@ class ScriptedModelAPI(ModelAPI):
         config: GenerateConfig = GenerateConfig(),
         rules: object = None,
         default_response: ResponseSpec | None = None,
+        latency: float = 0.0,
         **model_args: Any,
     ) -> None:
         """Create a scripted model.
@@ -231,14 +233,19 @@ class ScriptedModelAPI(ModelAPI):
             default_response: The response when no rule matches (giving a default both
                 here and in ``rules`` is an error). Not named ``default``, which
                 :func:`inspect_ai.model.get_model` would take for itself.
+            latency: Seconds each call waits (asynchronously) before answering, to stand
+                in for a remote model when measuring concurrency.
             **model_args: Not accepted; any are reported as an error to catch typos.
         """
         super().__init__(model_name, base_url, api_key, [], config)
         if model_args:
             raise ScriptedModelError(
                 f"scripted model: unknown model argument(s) {sorted(model_args)}; "
-                "accepted: 'rules', 'default_response'"
+                "accepted: 'rules', 'default_response', 'latency'"
             )
+        self._latency = float(latency)
+        if self._latency < 0:
+            raise ScriptedModelError(f"scripted model: latency must be >= 0, got {latency}")
         parsed, default_entry = _parse_rules(rules)
         if default_response is not None:
             if default_entry is not None:
@@ -303,6 +310,8 @@ class ScriptedModelAPI(ModelAPI):
         config: GenerateConfig,
     ) -> tuple[ModelOutput, ModelCall]:
         """Answer ``input`` from the first matching rule (see the module docstring)."""
+        if self._latency:
+            await anyio.sleep(self._latency)
         texts = _conversation_texts(input)
         with self._lock:
             chosen, rule_index, match, index = self._choose(texts)
