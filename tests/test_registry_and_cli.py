@@ -57,6 +57,7 @@ def test_prepare_unknown_model_fails_clearly() -> None:
 @needs_smollm2
 def test_quickstart_prints_the_booookscore_and_log_location(tmp_path: Path) -> None:
     args = ["quickstart", "--model", "gguf/smollm2-135m", "--strategy", "full"]
+    args += ["--max-summary-tokens", "150"]
     result = CliRunner().invoke(main, [*args, "--log-dir", str(tmp_path)])
     assert result.exit_code == 0, result.output
     assert "BooookScore:" in result.output

@@ -22,8 +22,11 @@ def main() -> None:
 @click.option("--book", default="the_frost_hold", show_default=True, help="A bundled book id.")
 @click.option("--chunk-size", default=512, show_default=True, help="Tokens per chunk.")
 @click.option("--strategy", default="hierarchical", show_default=True)
+@click.option("--max-summary-tokens", default=900, show_default=True, help="Summary length cap.")
 @click.option("--log-dir", default="logs", show_default=True, help="Where the eval log goes.")
-def quickstart(model: str, book: str, chunk_size: int, strategy: str, log_dir: str) -> None:
+def quickstart(
+    model: str, book: str, chunk_size: int, strategy: str, max_summary_tokens: int, log_dir: str
+) -> None:
     """Summarize one bundled book and print its BooookScore, flagged sentences and log."""
     from inspect_ai import eval as inspect_eval
 
@@ -34,7 +37,12 @@ def quickstart(model: str, book: str, chunk_size: int, strategy: str, log_dir: s
     if not path.is_file():
         known = ", ".join(sorted(p.stem for p in bundled_books_dir().glob("*.txt")))
         raise click.BadParameter(f"no bundled book {book!r}; bundled: {known}")
-    task = booookscore(strategy=strategy, data=str(path), chunk_size=chunk_size)  # type: ignore[arg-type]
+    task = booookscore(
+        strategy=strategy,  # type: ignore[arg-type]
+        data=str(path),
+        chunk_size=chunk_size,
+        max_summary_tokens=max_summary_tokens,
+    )
     [log] = inspect_eval(task, model=model, log_dir=log_dir, display="plain")
     if log.status != "success" or not log.samples:
         click.echo(f"eval {log.status}: {log.error.message if log.error else ''}", err=True)

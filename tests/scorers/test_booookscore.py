@@ -161,3 +161,4 @@ def test_empty_summary_is_counted_as_unscored(tmp_path: Path) -> None:
     assert log.results is not None
     [result] = [s for s in log.results.scores if s.name == "booookscore"]
     assert result.unscored_samples == 1
+    assert math.isnan(result.metrics["mean"].value)  # not a BooookScore of 0

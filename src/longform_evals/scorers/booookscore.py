@@ -15,23 +15,22 @@ import math
 from typing import Any, Literal
 
 from inspect_ai.model import Model, get_model
-from inspect_ai.scorer import Score, Scorer, Target, scorer
+from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
 from longform_evals.judges.coherence import JudgeSettings, SentenceVerdict, judge_summary
 from longform_evals.judges.coherence_probe import ProbeSettings, probe_summary, thresholds_for
 from longform_evals.judges.coherence_types import ERROR_TYPES
-from longform_evals.scorers.metrics import nanmean, nanstderr
 from longform_evals.text import split_sentences
 
 ScorerMode = Literal["auto", "sentence", "batched", "probe"]
 
 _METRICS: dict[str, list[Any]] = {
-    "booookscore": [nanmean(), nanstderr()],
-    "parse_failure_rate": [nanmean()],
-    "judge_calls": [nanmean()],
-    "sentences": [nanmean()],
-    **{f"rate_{t}": [nanmean()] for t in ERROR_TYPES},
+    "booookscore": [mean(), stderr()],
+    "parse_failure_rate": [mean()],
+    "judge_calls": [mean()],
+    "sentences": [mean()],
+    **{f"rate_{t}": [mean()] for t in ERROR_TYPES},
 }
 
 

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import math
 
-from inspect_ai.scorer import Score, Scorer, Target, scorer
+from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
 from inspect_ai.solver import TaskState
 
-from longform_evals.scorers.metrics import nanmean
 from longform_evals.text import count_tokens, novel_trigram_pct, repeated_trigram_pct, words
 
 _KEYS = ("summary_tokens", "summary_words", "novel_trigrams_pct", "repeated_trigrams_pct")
@@ -24,7 +23,7 @@ def summary_statistics_values(summary: str, source: str | None) -> dict[str, flo
     }
 
 
-@scorer(metrics={key: [nanmean()] for key in _KEYS})
+@scorer(metrics={key: [mean()] for key in _KEYS})
 def summary_statistics() -> Scorer:
     """Length and trigram statistics of the completion; the source is `metadata["document"]`."""
 
