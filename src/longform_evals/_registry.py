@@ -7,6 +7,7 @@ are imported lazily inside the registered factories) and is covered by a test.
 
 from longform_evals.models.providers import gguf, scripted
 from longform_evals.scorers.booookscore import booookscore as booookscore_scorer
+from longform_evals.scorers.faithfulness import faithfulness
 from longform_evals.scorers.summary_stats import summary_statistics
 from longform_evals.solvers import (
     full_context,
@@ -16,15 +17,18 @@ from longform_evals.solvers import (
 )
 from longform_evals.tasks.booookscore import booookscore
 from longform_evals.tasks.hello import hello_longform
+from longform_evals.tasks.longformfact import longformfact
 
 __all__ = [
     "booookscore",
     "booookscore_scorer",
+    "faithfulness",
     "full_context",
     "gguf",
     "hello_longform",
     "hierarchical_merge",
     "incremental_update",
+    "longformfact",
     "remove_artifacts",
     "scripted",
     "summary_statistics",

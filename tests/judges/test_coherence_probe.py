@@ -13,10 +13,10 @@ from longform_evals.judges.coherence_probe import (
     PROBES,
     ProbeSettings,
     ProbeThreshold,
-    p_yes_from_output,
     thresholds_for,
     verdict_from_probes,
 )
+from longform_evals.judges.yes_no import p_yes_from_output
 
 
 def _output(text: str, top: dict[str, float] | None) -> ModelOutput:

@@ -15,7 +15,7 @@ from inspect_ai.model import get_model
 
 from longform_evals.judges.coherence import SentenceVerdict
 from longform_evals.scorers.booookscore import booookscore, booookscore_values
-from longform_evals.tasks.booookscore import given_summary
+from longform_evals.solvers import given_summary
 
 SUMMARY = (
     "Ada Finch keeps the lighthouse on Gull Rock with her father Tomas. "

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import math
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -29,9 +28,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 from inspect_ai.log import transcript
-from inspect_ai.model import CachePolicy, GenerateConfig, Model, ModelOutput
+from inspect_ai.model import CachePolicy, GenerateConfig, Model
 
 from longform_evals.judges.coherence import SentenceVerdict
+from longform_evals.judges.yes_no import p_yes_from_output
 from longform_evals.prompts import load_prompt
 
 
@@ -56,8 +56,6 @@ PROBES: tuple[Probe, ...] = (
     Probe("well_formed", "language", "no", needs_earlier=False),
 )
 _NO_EARLIER_TEXT = "(none: this is the first sentence of the summary)"
-_YES = re.compile(r"^\W*yes", re.IGNORECASE)
-_NO = re.compile(r"^\W*no\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -80,33 +78,6 @@ class ProbeSettings:
 def probe_signal(p_yes: float, probe: Probe) -> float:
     """The probability that the probe's kind of confusion is present."""
     return p_yes if probe.flag_when == "yes" else 1.0 - p_yes
-
-
-def p_yes_from_output(output: ModelOutput) -> float | None:
-    """P(yes) / (P(yes) + P(no)) over the first answer token's top log-probabilities.
-
-    Falls back to the answer text (1.0 or 0.0) when the provider returned no
-    log-probabilities; None when neither tells yes from no.
-    """
-    logprobs = output.choices[0].logprobs if output.choices else None
-    if logprobs and logprobs.content:
-        first = logprobs.content[0]
-        candidates = [(t.token, t.logprob) for t in first.top_logprobs or []]
-        yes = no = 0.0
-        for token, logprob in candidates or [(first.token, first.logprob)]:
-            word = token.strip().lower()
-            if word.startswith("yes"):
-                yes += math.exp(logprob)
-            elif word.startswith("no"):
-                no += math.exp(logprob)
-        if yes + no > 0:
-            return yes / (yes + no)
-    text = output.completion
-    if _YES.match(text):
-        return 1.0
-    if _NO.match(text):
-        return 0.0
-    return None
 
 
 def calibration_name(model: str) -> str:

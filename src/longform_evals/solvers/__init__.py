@@ -3,7 +3,8 @@
 * :func:`full_context`: the whole document in one call, truncated to the window if needed;
 * :func:`hierarchical_merge`: summarize chunks, then merge summaries level by level;
 * :func:`incremental_update`: one running summary updated chunk by chunk, compressed when long;
-* :func:`remove_artifacts`: clean "in this segment"-style phrases and front matter.
+* :func:`remove_artifacts`: clean "in this segment"-style phrases and front matter;
+* :func:`given_summary`: no call, the summary in ``metadata["summary"]`` (scoring only).
 
 Each reads ``metadata["document"]`` (else the input), writes the summary to ``state.output``
 and ``metadata["summary"]``, and logs every intermediate summary in
@@ -13,6 +14,7 @@ See docs/strategies.md.
 
 from longform_evals.solvers.artifacts import clean_artifacts, has_artifacts, remove_artifacts
 from longform_evals.solvers.full_context import full_context
+from longform_evals.solvers.given import given_summary
 from longform_evals.solvers.hierarchical import hierarchical_merge, join_summaries
 from longform_evals.solvers.incremental import growth_target, incremental_update
 from longform_evals.solvers.limits import (
@@ -46,6 +48,7 @@ __all__ = [
     "count_words",
     "document_of",
     "full_context",
+    "given_summary",
     "group_overflows",
     "growth_target",
     "has_artifacts",

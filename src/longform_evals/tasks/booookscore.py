@@ -12,14 +12,18 @@ from typing import Literal
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset
-from inspect_ai.model import ModelOutput
-from inspect_ai.solver import Generate, Solver, TaskState, solver
+from inspect_ai.solver import Solver
 
 from longform_evals.data.books import load_books, load_summaries
 from longform_evals.scorers.booookscore import ScorerMode
 from longform_evals.scorers.booookscore import booookscore as booookscore_scorer
 from longform_evals.scorers.summary_stats import summary_statistics
-from longform_evals.solvers import full_context, hierarchical_merge, incremental_update
+from longform_evals.solvers import (
+    full_context,
+    given_summary,
+    hierarchical_merge,
+    incremental_update,
+)
 
 Strategy = Literal["hierarchical", "incremental", "full"]
 
@@ -27,17 +31,6 @@ DEFAULT_CHUNK_SIZE = 2048
 DEFAULT_CONTEXT_WINDOW = 8192
 DEFAULT_MAX_SUMMARY_TOKENS = 900
 DEFAULT_TEMPERATURE = 0.5
-
-
-@solver
-def given_summary() -> Solver:
-    """Use the summary already in `metadata["summary"]` as the output (no model call)."""
-
-    async def solve(state: TaskState, generate: Generate) -> TaskState:
-        state.output = ModelOutput.from_content(model="given", content=state.metadata["summary"])
-        return state
-
-    return solve
 
 
 def strategy_solver(

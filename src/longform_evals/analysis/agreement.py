@@ -1,0 +1,193 @@
+"""Agreement of a faithfulness metric with human labels: balanced accuracy, ROC AUC, thresholds.
+
+Conventions: a label is 1 for faithful and 0 for unfaithful; a higher score means "more
+faithful"; a score becomes the prediction "faithful" when ``score >= threshold``. LongFormFact
+(Wan et al., 2025) reports balanced accuracy (BACC) to account for class imbalance, with each
+metric's threshold tuned on held-out data (:func:`best_threshold`).
+
+Everything here is a pure function of its arguments; missing values (None predictions, NaN or
+None scores) are skipped, never guessed.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import NamedTuple
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["BalancedAccuracy", "balanced_accuracy", "best_threshold", "roc_auc"]
+
+_FloatArray = npt.NDArray[np.float64]
+_BoolArray = npt.NDArray[np.bool_]
+
+
+class BalancedAccuracy(NamedTuple):
+    """A balanced accuracy with the number of pairs it rests on.
+
+    Attributes:
+        value: The balanced accuracy in [0, 1], or NaN when no pair was usable.
+        n_used: Number of (label, prediction) pairs counted.
+        n_skipped: Number of pairs left out because the prediction was None.
+    """
+
+    value: float
+    n_used: int
+    n_skipped: int
+
+
+def _check_labels(labels: Sequence[int], n: int, what: str) -> _BoolArray:
+    if len(labels) != n:
+        raise ValueError(f"{len(labels)} labels but {n} {what}")
+    out = np.zeros(n, dtype=bool)
+    for i, label in enumerate(labels):
+        if label not in (0, 1) or isinstance(label, float):
+            raise ValueError(f"labels must be 0 or 1; labels[{i}] is {label!r}")
+        out[i] = bool(label)
+    return out
+
+
+def _bacc(tp: int, pos: int, tn: int, neg: int) -> float:
+    """Mean recall over the classes present; NaN when neither is."""
+    recalls = [hits / total for hits, total in ((tp, pos), (tn, neg)) if total > 0]
+    return sum(recalls) / len(recalls) if recalls else math.nan
+
+
+def balanced_accuracy(
+    labels: Sequence[int], predictions: Sequence[bool | int | None]
+) -> BalancedAccuracy:
+    """Balanced accuracy of binary predictions against binary labels.
+
+    The mean of the recall on positives (label 1) and the recall on negatives (label 0). When
+    only one class occurs among the usable pairs, the result is the recall of that class (so
+    predicting the present class everywhere still scores 1). Pairs whose prediction is None
+    (e.g. an unparsable judge answer) are left out and counted.
+
+    Args:
+        labels: Human labels, 0 or 1 (bools accepted).
+        predictions: Predicted labels: bool, 0/1, or None for "no prediction".
+
+    Returns:
+        A :class:`BalancedAccuracy` ``(value, n_used, n_skipped)``; ``value`` is NaN when no
+        pair is usable.
+
+    Raises:
+        ValueError: If the lengths differ or a label or prediction is not 0/1 (or None).
+    """
+    gold = _check_labels(labels, len(predictions), "predictions")
+    tp = tn = pos = neg = skipped = 0
+    for i, (label, pred) in enumerate(zip(gold, predictions, strict=True)):
+        if pred is None:
+            skipped += 1
+            continue
+        if pred not in (0, 1) or isinstance(pred, float):
+            raise ValueError(
+                f"predictions must be 0, 1, a bool or None; predictions[{i}] is {pred!r}"
+            )
+        if label:
+            pos += 1
+            tp += bool(pred)
+        else:
+            neg += 1
+            tn += not pred
+    return BalancedAccuracy(_bacc(tp, pos, tn, neg), pos + neg, skipped)
+
+
+def _usable(
+    labels: Sequence[int], scores: Sequence[float | None]
+) -> tuple[_BoolArray, _FloatArray]:
+    """Labels and scores of the pairs whose score is a number (not None, not NaN)."""
+    gold = _check_labels(labels, len(scores), "scores")
+    values = np.array([math.nan if s is None else float(s) for s in scores], dtype=np.float64)
+    keep = ~np.isnan(values)
+    return gold[keep], values[keep]
+
+
+def roc_auc(labels: Sequence[int], scores: Sequence[float | None]) -> float:
+    """Area under the ROC curve: the chance a faithful example outscores an unfaithful one.
+
+    Computed from ranks (Mann-Whitney U); a tie between a positive and a negative counts
+    half. Scores that are NaN or None are skipped.
+
+    Args:
+        labels: Human labels, 0 or 1.
+        scores: Metric scores, higher = more faithful; infinities are allowed.
+
+    Returns:
+        The AUC in [0, 1], or NaN when the usable pairs lack a class.
+
+    Raises:
+        ValueError: If the lengths differ or a label is not 0/1.
+    """
+    gold, values = _usable(labels, scores)
+    n_pos = int(gold.sum())
+    n_neg = len(gold) - n_pos
+    if n_pos == 0 or n_neg == 0:
+        return math.nan
+    # Average ranks (1-based), ties sharing the mean of the ranks they span.
+    order = np.argsort(values, kind="mergesort")
+    ordered = values[order]
+    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+    ends = np.r_[starts[1:], len(ordered)]
+    mean_rank = (starts + ends + 1) / 2.0  # mean of ranks starts+1 .. ends
+    ranks = np.empty(len(values), dtype=np.float64)
+    ranks[order] = np.repeat(mean_rank, ends - starts)
+    u = float(ranks[gold].sum()) - n_pos * (n_pos + 1) / 2.0
+    return u / (n_pos * n_neg)
+
+
+def best_threshold(
+    labels: Sequence[int],
+    scores: Sequence[float | None],
+    candidates: Sequence[float] | None = None,
+) -> float:
+    """The threshold that maximizes balanced accuracy on the given data (for calibration).
+
+    A score counts as "faithful" when ``score >= threshold``. Tune it on a calibration split
+    and apply it to another; on the same data the result is optimistic.
+
+    Default candidates: the smallest score (everything faithful), the midpoints between
+    consecutive distinct scores (so the threshold sits in the gap, not on a seen score), and
+    ``inf`` (nothing faithful). Ties between candidates go to the smallest one. When only one
+    class occurs, balanced accuracy is that class's recall (see :func:`balanced_accuracy`).
+
+    Args:
+        labels: Human labels, 0 or 1.
+        scores: Metric scores, higher = more faithful; NaN or None scores are skipped.
+        candidates: Thresholds to choose from, instead of the default ones.
+
+    Returns:
+        The best threshold, or NaN when no score is usable.
+
+    Raises:
+        ValueError: If the lengths differ, a label is not 0/1, or ``candidates`` is empty or
+            holds NaN.
+    """
+    gold, values = _usable(labels, scores)
+    if candidates is not None:
+        grid = np.array([float(c) for c in candidates], dtype=np.float64)
+        if grid.size == 0 or np.isnan(grid).any():
+            raise ValueError("candidates must be a non-empty sequence of numbers (no NaN)")
+    if values.size == 0:
+        return math.nan
+    if candidates is None:
+        distinct = np.unique(values)
+        lower, upper = distinct[:-1], distinct[1:]
+        with np.errstate(over="ignore", invalid="ignore"):
+            mids = lower / 2.0 + upper / 2.0
+        # Where rounding (adjacent floats) or infinities give no midpoint strictly above the
+        # lower value (a NaN compares False too), use the upper value: it splits the same way.
+        mids = np.where(mids > lower, mids, upper)
+        grid = np.concatenate([distinct[:1], mids, [math.inf]])
+    grid = np.unique(grid)  # sorted ascending, so the first maximum is the smallest threshold
+    pos_scores = np.sort(values[gold])
+    neg_scores = np.sort(values[~gold])
+    # tp: positives with score >= t; tn: negatives with score < t.
+    tp = len(pos_scores) - np.searchsorted(pos_scores, grid, side="left")
+    tn = np.searchsorted(neg_scores, grid, side="left")
+    baccs = [
+        _bacc(int(a), len(pos_scores), int(b), len(neg_scores)) for a, b in zip(tp, tn, strict=True)
+    ]
+    return float(grid[int(np.argmax(baccs))])

@@ -1,0 +1,422 @@
+"""LongFormFact meta-evaluation data as Inspect samples.
+
+LongFormFact (Wan et al., 2025, "On Positional Bias of Faithfulness for Long-form
+Summarization"; github.com/meetdavidwan/longformfact) collects human faithfulness judgments
+of long-form summaries, to meta-evaluate faithfulness metrics. Each JSONL line holds
+``documents`` (list of source documents), ``document`` (their concatenation), ``summary``,
+``faithfulness`` (the human label), and optionally ``id``, ``subset``, ``model`` and
+``ranking`` (document indices, most to least important).
+
+Two annotation levels exist, told apart by the type of ``faithfulness``:
+
+- summary level (qmsum, multinews): one 0/1 label (1 = faithful);
+- sentence level (longeval_pubmed, longeval_squality): a list with one 0/1 label per summary
+  sentence, ``null`` where the sentence was not annotated. The original processing split
+  summaries with NLTK's ``sent_tokenize``, so the labels line up with those sentences.
+
+Sample schema (see :func:`load_longformfact`): ``id`` is ``f"{subset}-{n}"`` with ``n`` the
+0-based running index of the record within its subset in reading order (the published ids
+are often null), counting skipped records too so ids never depend on loader options;
+``input`` is a short instruction; ``metadata`` holds
+
+- ``subset``: the record's ``subset`` field, else the file name without ``.jsonl``;
+- ``documents``: ``list[str]``, verbatim (empty documents are kept, so that ``ranking``
+  indices stay valid); when ``documents`` is absent, ``[document]``;
+- ``summary``: ``str``, verbatim;
+- ``summary_sentences``: ``list[str]``; for sentence-level records exactly one per label;
+- ``label_level``: ``"summary"`` or ``"sentence"``;
+- ``labels``: ``int`` (summary level) or ``list[int | None]`` (sentence level);
+- ``ranking``: ``list[int] | None``; ``model``: ``str | None``;
+- ``sentence_split``: which splitter produced ``summary_sentences`` (``"split_sentences"`` or
+  ``"simple"``, see below);
+- ``source_id``: the record's own ``id`` as a string, or None; ``source``: ``"file:line"``.
+
+Sentence alignment: the project's :func:`~longform_evals.text.split_sentences` is tried first.
+It never splits before a lower-case word, and some subsets are all lower case (``"...
+lymphoma. however, ..."``), so when its sentence count differs from the label count a simple
+split on ``.``, ``!`` or ``?`` followed by whitespace (regardless of case) is tried. If neither
+matches, the record is an error, or is skipped and counted with ``on_mismatch="skip"``. Only
+the counts are checked; a count match does not prove the boundaries are NLTK's.
+Summary-level records always use ``split_sentences`` (no label count to check against).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import urllib.request
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from inspect_ai.dataset import Sample
+
+from longform_evals.data.books import DataError
+from longform_evals.text import split_sentences
+
+__all__ = [
+    "INSTRUCTION",
+    "LONGFORMFACT_SUBSETS",
+    "LONGFORMFACT_URL_TEMPLATE",
+    "LoadReport",
+    "OnMismatch",
+    "load_longformfact",
+    "load_longformfact_remote",
+    "load_longformfact_with_report",
+    "simple_split",
+]
+
+LONGFORMFACT_SUBSETS: tuple[str, ...] = (
+    "qmsum",
+    "multinews",
+    "longeval_pubmed",
+    "longeval_squality",
+)
+"""Subsets published as ``data/metric_benchmark/<subset>.jsonl`` in meetdavidwan/longformfact.
+
+The paper's other four benchmarks (e.g. DiverseSumm, ChemSumm, ArXiv, GovReport) are not
+published as files; the repository ships scripts that rebuild them from their sources.
+"""
+
+LONGFORMFACT_URL_TEMPLATE = (
+    "https://raw.githubusercontent.com/meetdavidwan/longformfact/main/"
+    "data/metric_benchmark/{subset}.jsonl"
+)
+"""Where :func:`load_longformfact_remote` downloads a subset from; ``{subset}`` is filled in.
+
+The branch (``main``) is assumed; pass another ``url_template`` if the repository moves.
+"""
+
+INSTRUCTION = "Judge whether the summary is faithful to the source documents."
+"""The ``input`` of every sample; the material itself is in the metadata."""
+
+OnMismatch = Literal["raise", "skip"]
+"""What to do with a sentence-level record whose sentences cannot be aligned to its labels."""
+
+_SIMPLE_BOUNDARY = re.compile(r"(?<=[.!?])\s+")
+
+
+def simple_split(text: str) -> list[str]:
+    """Split ``text`` after ``.``, ``!`` or ``?`` followed by whitespace, whatever the case.
+
+    Args:
+        text: The text to split.
+
+    Returns:
+        The non-empty pieces, stripped of surrounding whitespace, in order.
+    """
+    return [piece for piece in (p.strip() for p in _SIMPLE_BOUNDARY.split(text)) if piece]
+
+
+@dataclass(frozen=True)
+class LoadReport:
+    """What a load kept and skipped.
+
+    Attributes:
+        loaded: Number of samples returned, per subset (in order of first appearance).
+        skipped: One line per skipped record: ``"file:line: ..."`` with the label count and
+            both sentence counts.
+        simple_split: Number of returned samples whose sentences came from the simple
+            fallback split rather than ``split_sentences``.
+    """
+
+    loaded: dict[str, int] = field(default_factory=dict)
+    skipped: tuple[str, ...] = ()
+    simple_split: int = 0
+
+    @property
+    def n_loaded(self) -> int:
+        """Total number of samples returned."""
+        return sum(self.loaded.values())
+
+    @property
+    def n_skipped(self) -> int:
+        """Total number of records skipped for misaligned sentences."""
+        return len(self.skipped)
+
+
+class _Misaligned(Exception):
+    """Internal: a sentence-level record whose sentences do not match its labels."""
+
+
+def _jsonl_files(path: Path) -> list[Path]:
+    if not path.exists():
+        raise DataError(f"{path}: no such file or folder")
+    if path.is_dir():
+        files = sorted(p for p in path.glob("*.jsonl") if p.is_file())
+        if not files:
+            raise DataError(f"{path}: folder holds no .jsonl files")
+        return files
+    return [path]
+
+
+def _records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    with open(path, encoding="utf-8") as f:
+        for number, line in enumerate(f, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise DataError(f"{path}:{number}: not valid JSON ({exc.msg})") from None
+            if not isinstance(record, dict):
+                raise DataError(f"{path}:{number}: expected a JSON object")
+            yield number, record
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _documents(record: dict[str, Any], where: str) -> list[str]:
+    docs = record.get("documents")
+    if docs is None:
+        single = record.get("document")
+        if isinstance(single, str) and single.strip():
+            return [single]
+        raise DataError(f"{where}: missing field 'documents' (and no 'document' to fall back on)")
+    if not isinstance(docs, list) or not all(isinstance(d, str) for d in docs):
+        raise DataError(f"{where}: 'documents' must be a list of strings")
+    if not any(d.strip() for d in docs):
+        raise DataError(f"{where}: 'documents' is empty")
+    return list(docs)
+
+
+def _summary(record: dict[str, Any], where: str) -> str:
+    summary = record.get("summary")
+    if not isinstance(summary, str) or not summary.strip():
+        raise DataError(f"{where}: missing or empty field 'summary'")
+    return summary
+
+
+def _labels(record: dict[str, Any], where: str) -> int | list[int | None]:
+    if "faithfulness" not in record:
+        raise DataError(f"{where}: missing field 'faithfulness'")
+    value = record["faithfulness"]
+    if _is_int(value) and value in (0, 1):
+        return int(value)
+    if isinstance(value, list):
+        if not value:
+            raise DataError(f"{where}: 'faithfulness' is an empty list")
+        if all(v is None or (_is_int(v) and v in (0, 1)) for v in value):
+            return [None if v is None else int(v) for v in value]
+    raise DataError(
+        f"{where}: 'faithfulness' must be 0/1 or a list of 0/1/null, not {json.dumps(value)[:80]}"
+    )
+
+
+def _ranking(record: dict[str, Any], where: str) -> list[int] | None:
+    ranking = record.get("ranking")
+    if ranking is None:
+        return None
+    if not isinstance(ranking, list) or not all(_is_int(r) for r in ranking):
+        raise DataError(f"{where}: 'ranking' must be a list of integers")
+    return [int(r) for r in ranking]
+
+
+def _optional_str(record: dict[str, Any], key: str, where: str) -> str | None:
+    value = record.get(key)
+    if value is None:
+        return None
+    if isinstance(value, str | int) and not isinstance(value, bool):
+        return str(value)
+    raise DataError(f"{where}: {key!r} must be a string")
+
+
+def _subset(record: dict[str, Any], path: Path, where: str) -> str:
+    subset = record.get("subset")
+    if subset is None:
+        return path.stem
+    if not isinstance(subset, str) or not subset.strip():
+        raise DataError(f"{where}: 'subset' must be a non-empty string")
+    return subset
+
+
+def _align(summary: str, n_labels: int, where: str) -> tuple[list[str], str]:
+    sentences = split_sentences(summary)
+    if len(sentences) == n_labels:
+        return sentences, "split_sentences"
+    fallback = simple_split(summary)
+    if len(fallback) == n_labels:
+        return fallback, "simple"
+    raise _Misaligned(
+        f"{where}: {n_labels} sentence labels, but split_sentences gives {len(sentences)} "
+        f"sentences and the simple split {len(fallback)}"
+    )
+
+
+def _check_on_mismatch(on_mismatch: str) -> None:
+    if on_mismatch not in ("raise", "skip"):
+        raise ValueError(f"on_mismatch must be 'raise' or 'skip', not {on_mismatch!r}")
+
+
+def load_longformfact_with_report(
+    source: str | Path,
+    subsets: Sequence[str] | None = None,
+    *,
+    on_mismatch: OnMismatch = "raise",
+) -> tuple[list[Sample], LoadReport]:
+    """Load LongFormFact records as samples, and report what was kept and skipped.
+
+    Args:
+        source: A ``.jsonl`` file, or a folder whose ``*.jsonl`` files are all read, sorted by
+            name (the published layout: one file per subset).
+        subsets: Keep only these subsets (all when None). Records of other subsets are not
+            validated.
+        on_mismatch: For a sentence-level record whose sentences cannot be aligned with its
+            labels: ``"raise"`` a DataError, or ``"skip"`` it and list it in the report.
+
+    Returns:
+        The samples (schema in the module docstring), in reading order, and a
+        :class:`LoadReport`.
+
+    Raises:
+        DataError: If ``source`` is missing or holds no ``.jsonl`` file; if a line is not a
+            JSON object; if a record has no usable documents, no summary, labels of a wrong
+            type, or (with ``on_mismatch="raise"``) misaligned sentences; or if a requested
+            subset has no record. Each message names the file and line.
+        ValueError: If ``on_mismatch`` is neither ``"raise"`` nor ``"skip"``.
+    """
+    _check_on_mismatch(on_mismatch)
+    wanted = None if subsets is None else set(subsets)
+    counters: dict[str, int] = {}
+    loaded: dict[str, int] = {}
+    skipped: list[str] = []
+    n_simple = 0
+    samples: list[Sample] = []
+    for path in _jsonl_files(Path(source)):
+        for number, record in _records(path):
+            where = f"{path}:{number}"
+            subset = _subset(record, path, where)
+            index = counters.get(subset, 0)
+            counters[subset] = index + 1
+            if wanted is not None and subset not in wanted:
+                continue
+            documents = _documents(record, where)
+            summary = _summary(record, where)
+            labels = _labels(record, where)
+            if isinstance(labels, list):
+                level = "sentence"
+                try:
+                    sentences, splitter = _align(summary, len(labels), where)
+                except _Misaligned as exc:
+                    if on_mismatch == "raise":
+                        raise DataError(str(exc)) from None
+                    skipped.append(str(exc))
+                    continue
+            else:
+                level = "summary"
+                sentences, splitter = split_sentences(summary), "split_sentences"
+            n_simple += splitter == "simple"
+            loaded[subset] = loaded.get(subset, 0) + 1
+            samples.append(
+                Sample(
+                    id=f"{subset}-{index}",
+                    input=INSTRUCTION,
+                    metadata={
+                        "subset": subset,
+                        "documents": documents,
+                        "summary": summary,
+                        "summary_sentences": sentences,
+                        "label_level": level,
+                        "labels": labels,
+                        "ranking": _ranking(record, where),
+                        "model": _optional_str(record, "model", where),
+                        "sentence_split": splitter,
+                        "source_id": _optional_str(record, "id", where),
+                        "source": where,
+                    },
+                )
+            )
+    if wanted is not None:
+        absent = sorted(wanted - set(counters))
+        if absent:
+            found = ", ".join(sorted(counters)) or "none"
+            raise DataError(
+                f"{source}: no records of subset(s) {', '.join(absent)} (found {found})"
+            )
+    return samples, LoadReport(loaded=loaded, skipped=tuple(skipped), simple_split=n_simple)
+
+
+def load_longformfact(
+    source: str | Path,
+    subsets: Sequence[str] | None = None,
+    *,
+    on_mismatch: OnMismatch = "raise",
+) -> list[Sample]:
+    """Load LongFormFact records as samples (see :func:`load_longformfact_with_report`).
+
+    Args:
+        source: A ``.jsonl`` file or a folder of them (read sorted by name).
+        subsets: Keep only these subsets (all when None).
+        on_mismatch: ``"raise"`` (default) or ``"skip"`` misaligned sentence-level records;
+            use :func:`load_longformfact_with_report` to learn how many were skipped.
+
+    Returns:
+        The samples, in reading order.
+
+    Raises:
+        DataError: On missing or malformed data; the message names the file and line.
+        ValueError: If ``on_mismatch`` is invalid.
+    """
+    samples, _ = load_longformfact_with_report(source, subsets, on_mismatch=on_mismatch)
+    return samples
+
+
+def _default_cache_dir() -> Path:
+    root = os.environ.get("LONGFORM_EVALS_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "longform-evals"
+    )
+    return Path(root) / "longformfact"
+
+
+def load_longformfact_remote(
+    subsets: Sequence[str] | None = None,
+    cache_dir: str | Path | None = None,
+    *,
+    url_template: str = LONGFORMFACT_URL_TEMPLATE,
+    on_mismatch: OnMismatch = "raise",
+    timeout: float = 60.0,
+) -> list[Sample]:
+    """Download the published LongFormFact files (needs internet) and load them.
+
+    Each subset's file is fetched once into ``cache_dir`` as ``<subset>.jsonl`` and read from
+    there afterwards; delete the file to fetch it again.
+
+    Args:
+        subsets: Subsets to fetch; all of :data:`LONGFORMFACT_SUBSETS` when None.
+        cache_dir: Folder for the downloaded files; default
+            ``$LONGFORM_EVALS_CACHE/longformfact`` or ``~/.cache/longform-evals/longformfact``.
+        url_template: URL with a ``{subset}`` placeholder (any scheme urllib opens).
+        on_mismatch: As in :func:`load_longformfact`.
+        timeout: Seconds to wait for each download.
+
+    Returns:
+        The samples of all requested subsets, in the order of ``subsets``.
+
+    Raises:
+        ConnectionError: If a file cannot be downloaded.
+        DataError: If a downloaded file is malformed.
+    """
+    names = list(LONGFORMFACT_SUBSETS if subsets is None else subsets)
+    folder = Path(cache_dir) if cache_dir is not None else _default_cache_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    samples: list[Sample] = []
+    for name in names:
+        if not name or "/" in name or "\\" in name or name.startswith("."):
+            raise ValueError(f"invalid subset name {name!r}")
+        target = folder / f"{name}.jsonl"
+        if not target.exists():
+            url = url_template.format(subset=name)
+            partial = target.with_name(target.name + ".part")
+            try:
+                with urllib.request.urlopen(url, timeout=timeout) as response:
+                    content: bytes = response.read()
+            except OSError as exc:  # URLError, HTTPError and timeouts are all OSErrors
+                raise ConnectionError(f"could not download {url}: {exc}") from exc
+            partial.write_bytes(content)
+            partial.replace(target)
+        samples.extend(load_longformfact(target, on_mismatch=on_mismatch))
+    return samples

@@ -1,0 +1,89 @@
+"""The faithfulness judgement: "is this summary sentence supported by this text?" -> [0, 1].
+
+One call per (text, sentence) pair, the text first and the sentence last, so all sentences
+judged against one text share the prompt prefix (provider prompt caches, the local KV cache):
+the calls are issued text by text for that reason. The support value is P(yes) read from the
+first answer token's log-probabilities when the provider returns them (a graded value the
+threshold can be calibrated on), else 1.0 / 0.0 from the answer text; an answer that is
+neither yes nor no is a missing value (None), which reducers ignore and the scorer counts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+
+from inspect_ai.model import CachePolicy, GenerateConfig, Model
+
+from longform_evals.judges.yes_no import p_yes_from_logprobs, parse_yes_no
+from longform_evals.prompts import load_prompt
+
+
+@dataclass(frozen=True)
+class FaithfulnessSettings:
+    """How to ask the LLM faithfulness judge.
+
+    Attributes:
+        max_tokens: answer length; 1 reads only the yes/no word (enough with log-probabilities,
+            and much faster on local models), more lets the judge give its short reason.
+        logprobs: ask for log-probabilities and read P(yes) from them.
+        cache: use Inspect's model cache for judge calls.
+        prompts_dir: folder overriding the `faithfulness/` templates.
+    """
+
+    max_tokens: int = 32
+    logprobs: bool = True
+    top_logprobs: int = 10
+    cache: bool = True
+    prompts_dir: str | None = None
+
+
+@dataclass(frozen=True)
+class SupportJudgement:
+    """One (text, sentence) judgement."""
+
+    value: float | None
+    source: str  # "logprobs", "text" or "missing"
+    answer: str
+
+
+async def judge_support(
+    model: Model, text: str, sentence: str, settings: FaithfulnessSettings
+) -> SupportJudgement:
+    """Support of one sentence by one text."""
+    prompt = load_prompt("faithfulness", "judge", settings.prompts_dir).render(
+        document=text, sentence=sentence
+    )
+    config = GenerateConfig(
+        temperature=0.0,
+        max_tokens=settings.max_tokens,
+        logprobs=settings.logprobs or None,
+        top_logprobs=settings.top_logprobs if settings.logprobs else None,
+    )
+    cache: CachePolicy | bool = CachePolicy(expiry=None) if settings.cache else False
+    output = await model.generate(prompt, config=config, cache=cache)
+    p = p_yes_from_logprobs(output) if settings.logprobs else None
+    if p is not None:
+        return SupportJudgement(p, "logprobs", output.completion)
+    from_text = parse_yes_no(output.completion.strip())
+    if from_text is not None:
+        return SupportJudgement(from_text, "text", output.completion)
+    return SupportJudgement(None, "missing", output.completion)
+
+
+async def support_rows(
+    model: Model, texts: list[str], sentences: list[str], settings: FaithfulnessSettings
+) -> list[list[SupportJudgement]]:
+    """Judgements for every (text, sentence) pair: one row per text, in order.
+
+    All pairs are submitted at once (concurrent for API models); they are issued text by text,
+    so a single-slot local model sees each text's prompts back to back and reuses its prefix.
+    """
+    if not texts:
+        raise ValueError("no source texts to judge the summary against")
+    if not sentences:
+        raise ValueError("the summary has no sentences to judge")
+    pairs = [(t, s) for t in texts for s in sentences]
+    flat = await asyncio.gather(*[judge_support(model, t, s, settings) for t, s in pairs])
+    n = len(sentences)
+    return [list(flat[i * n : (i + 1) * n]) for i in range(len(texts))]

@@ -1,0 +1,181 @@
+"""Faithfulness of a summary to its source documents, from one support matrix.
+
+The judge (the `grader` role) gives a support value for every (document or chunk, summary
+sentence) pair; every aggregation AGG_S over sentences of AGG_D over documents (max, mean, min
+each: nine) and the position profiles are views of that one matrix, so reporting all of them
+costs no call beyond the matrix. `include_full=True` adds the paper's `full` mode: each sentence
+judged against all documents at once (one more call per sentence).
+"""
+
+from __future__ import annotations
+
+import math
+from itertools import product
+from typing import Any, Literal
+
+from inspect_ai.model import get_model
+from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
+from inspect_ai.solver import TaskState
+
+from longform_evals.analysis import SupportMatrix
+from longform_evals.judges.faithfulness import (
+    FaithfulnessSettings,
+    SupportJudgement,
+    support_rows,
+)
+from longform_evals.text import chunk_documents, split_sentences
+
+Merge = Literal["max", "mean", "min"]
+MERGES: tuple[Merge, ...] = ("max", "mean", "min")
+AGGREGATIONS: tuple[str, ...] = tuple(f"{d}_{s}" for d, s in product(MERGES, MERGES))
+FULL_AGGREGATIONS: tuple[str, ...] = tuple(f"full_{s}" for s in MERGES)
+VALUE_KEYS: tuple[str, ...] = ("faithfulness", *AGGREGATIONS, *FULL_AGGREGATIONS)
+
+
+def sample_documents(state: TaskState) -> list[str]:
+    """The source documents of a sample: `metadata["documents"]`, or `metadata["document"]`."""
+    docs = state.metadata.get("documents")
+    if docs is None and isinstance(state.metadata.get("document"), str):
+        docs = [state.metadata["document"]]
+    if not isinstance(docs, list) or not docs:
+        raise ValueError(
+            f"sample {state.sample_id!r} has no source documents: faithfulness needs "
+            "metadata['documents'] (a list of texts) or metadata['document']"
+        )
+    bad = [i for i, d in enumerate(docs) if not isinstance(d, str)]
+    if bad:
+        raise ValueError(f"sample {state.sample_id!r}: documents {bad} are not text")
+    return [str(d) for d in docs]
+
+
+def summary_sentences(state: TaskState, summary: str) -> list[str]:
+    """The summary's sentences; a sample's own split is kept when it describes this summary
+    (human labels of meta-evaluation data are aligned to it)."""
+    given = state.metadata.get("summary_sentences")
+    if isinstance(given, list) and state.metadata.get("summary") == summary:
+        return [str(s) for s in given]
+    return split_sentences(summary)
+
+
+def _values(rows: list[list[SupportJudgement]]) -> list[list[float | None]]:
+    return [[j.value for j in row] for row in rows]
+
+
+@scorer(
+    metrics={
+        "faithfulness": [mean(), stderr()],
+        **{key: [mean()] for key in (*AGGREGATIONS, *FULL_AGGREGATIONS)},
+        "missing_rate": [mean()],
+        "judge_calls": [mean()],
+    }
+)
+def faithfulness(
+    judge: Literal["llm"] = "llm",
+    doc_merge: Merge = "max",
+    sentence_merge: Merge = "mean",
+    chunking: str = "natural",
+    include_full: bool = False,
+    max_tokens: int = 32,
+    cache: bool = True,
+    prompts_dir: str | None = None,
+    threshold: float = 0.5,
+) -> Scorer:
+    """Faithfulness of the completion to the sample's documents.
+
+    Args:
+        judge: `llm`: the `grader` model answers yes/no per (text, sentence), P(yes) read from
+            log-probabilities when available.
+        doc_merge: AGG_D, how a sentence's support is reduced over documents (chunks).
+        sentence_merge: AGG_S, how sentence scores are reduced to the summary's score.
+        chunking: `natural` (each document one unit) or `tokens:N` (documents cut into
+            chunks of at most N tokens, never across a document boundary).
+        include_full: also judge each sentence against all documents at once (`full_*`).
+        max_tokens: judge answer length (1 = just the yes/no word).
+        cache: cache judge calls (re-scoring costs no calls).
+        prompts_dir: folder overriding the `faithfulness/` prompt.
+        threshold: support at or above which a sentence counts as supported (position
+            profiles).
+
+    Returns:
+        A scorer whose value holds `faithfulness` (the chosen aggregation), every other
+        aggregation, `missing_rate` and `judge_calls`; metadata holds the matrix, attribution
+        and the position profiles.
+    """
+    if judge != "llm":
+        raise ValueError(f"unknown faithfulness judge {judge!r}; available: 'llm'")
+    if doc_merge not in MERGES or sentence_merge not in MERGES:
+        raise ValueError(f"doc_merge and sentence_merge must be one of {MERGES}")
+    settings = FaithfulnessSettings(max_tokens=max_tokens, cache=cache, prompts_dir=prompts_dir)
+
+    async def score(state: TaskState, target: Target) -> Score:
+        documents = sample_documents(state)
+        summary = state.output.completion if state.output else ""
+        sentences = summary_sentences(state, summary)
+        if not sentences:
+            return Score(
+                value={
+                    **{k: math.nan for k in VALUE_KEYS},
+                    "missing_rate": math.nan,
+                    "judge_calls": 0.0,
+                },
+                answer=summary,
+                explanation="the summary has no sentences, so it has no faithfulness score",
+            )
+        # Empty documents (they occur in real data) have nothing to support a sentence: they
+        # are left out of the matrix and listed, rather than failing the sample.
+        kept = [i for i, d in enumerate(documents) if d.strip()]
+        if not kept:
+            raise ValueError(f"sample {state.sample_id!r}: every source document is empty")
+        units = chunk_documents([documents[i] for i in kept], chunking)
+        grader = get_model(role="grader")
+        rows = await support_rows(grader, [u.text for u in units], sentences, settings)
+        full_rows: list[list[SupportJudgement]] | None = None
+        if include_full:
+            joined = "\n\n".join(f"Document {n + 1}:\n{documents[i]}" for n, i in enumerate(kept))
+            full_rows = await support_rows(grader, [joined], sentences, settings)
+        matrix = SupportMatrix.from_rows(
+            _values(rows), full=_values(full_rows)[0] if full_rows else None
+        )
+        aggregations = matrix.all_aggregations()
+        values: dict[str, float] = {
+            "faithfulness": matrix.aggregate(doc_merge, sentence_merge),
+            **{key: aggregations.get(key, math.nan) for key in (*AGGREGATIONS, *FULL_AGGREGATIONS)},
+            "missing_rate": matrix.missing_count() / matrix.values.size,
+            "judge_calls": float(
+                len(units) * len(sentences) + (len(sentences) if full_rows else 0)
+            ),
+        }
+        metadata: dict[str, Any] = {
+            "judge": str(grader),
+            "aggregation": f"{doc_merge}_{sentence_merge}",
+            "chunking": chunking,
+            "units": [
+                {"doc_index": kept[u.doc_index], "chunk_index": u.chunk_index, "tokens": u.n_tokens}
+                for u in units
+            ],
+            "sentences": sentences,
+            "matrix": _values(rows),
+            "full": _values(full_rows)[0] if full_rows else None,
+            "answer_sources": [[j.source for j in row] for row in rows],
+            "sentence_scores": [
+                None if math.isnan(v) else v for v in matrix.sentence_scores(doc_merge).tolist()
+            ],
+            "attribution": matrix.attribution().tolist(),
+            # Yes/no judges tie often; split tied sentences instead of crediting the first.
+            "position_faithfulness": matrix.position_faithfulness(threshold, ties="split"),
+            "position_coverage": matrix.position_coverage(threshold),
+            "threshold": threshold,
+            "empty_documents": [i for i in range(len(documents)) if i not in kept],
+        }
+        unread = sum(1 for row in rows for j in row if j.value is None)
+        return Score(
+            value=values,
+            answer=summary,
+            explanation=(
+                f"{doc_merge}/{sentence_merge} over {len(units)} units x {len(sentences)} "
+                f"sentences = {values['faithfulness']:.3f}; {unread} answers unreadable"
+            ),
+            metadata=metadata,
+        )
+
+    return score

@@ -1,0 +1,87 @@
+"""LongFormFact: how well does a faithfulness metric agree with human labels?
+
+    inspect eval longform_evals/longformfact --model gguf/qwen2.5-coder-1.5b \
+        -T data_dir=../shared/data/longformfact
+    inspect eval longform_evals/longformfact --model openai/gpt-4o -T subsets=qmsum,multinews
+
+The summaries are given (no generation); the evaluated model is the faithfulness judge (or
+bind `--model-role grader=...`). Every aggregation (nine AGG_S-of-AGG_D views plus `full`) is
+scored from one support matrix per summary, and reported as balanced accuracy (BACC, 0-100)
+against the human labels at the stated threshold, per subset and averaged over subsets (the
+paper's Tables 3 and 7), with the threshold-free ROC AUC beside it.
+"""
+
+from __future__ import annotations
+
+from inspect_ai import Task, task
+from inspect_ai.dataset import MemoryDataset
+from inspect_ai.scorer import Metric, mean
+
+from longform_evals.data.longformfact import load_longformfact, load_longformfact_remote
+from longform_evals.scorers.faithfulness import AGGREGATIONS, FULL_AGGREGATIONS, Merge, faithfulness
+from longform_evals.scorers.meta_evaluation import auc, bacc
+from longform_evals.solvers import given_summary
+
+DEFAULT_THRESHOLD = 0.5
+
+
+def _as_list(value: str | list[str] | None) -> list[str] | None:
+    if value is None or isinstance(value, list):
+        return value
+    return [v.strip() for v in value.split(",") if v.strip()]
+
+
+@task
+def longformfact(
+    data_dir: str | None = None,
+    subsets: str | list[str] | None = None,
+    doc_merge: Merge = "max",
+    sentence_merge: Merge = "mean",
+    chunking: str = "natural",
+    include_full: bool = True,
+    threshold: float = DEFAULT_THRESHOLD,
+    max_tokens: int = 1,
+    on_mismatch: str = "skip",
+    prompts_dir: str | None = None,
+) -> Task:
+    """Meta-evaluation of the LLM faithfulness judge on LongFormFact.
+
+    Args:
+        data_dir: a folder of LongFormFact `.jsonl` files or one file; when omitted the
+            published files are downloaded (needs internet).
+        subsets: subsets to keep (comma-separated or a list); all when omitted.
+        doc_merge: AGG_D of the main `faithfulness` value (every aggregation is reported).
+        sentence_merge: AGG_S of the main value.
+        chunking: `natural` (one unit per document) or `tokens:N`.
+        include_full: also judge each sentence against all documents at once (`full_*`).
+        threshold: a summary is predicted faithful when its score is at or above it.
+        max_tokens: judge answer length; 1 reads only yes/no (P(yes) from log-probabilities).
+        on_mismatch: `skip` (default) or `raise` for sentence-level records whose sentences
+            cannot be aligned with their labels.
+        prompts_dir: folder overriding the `faithfulness/` prompt.
+    """
+    names = _as_list(subsets)
+    if data_dir is not None:
+        samples = load_longformfact(data_dir, names, on_mismatch=on_mismatch)  # type: ignore[arg-type]
+    else:
+        samples = load_longformfact_remote(names, on_mismatch=on_mismatch)  # type: ignore[arg-type]
+    per_key: list[Metric] = [bacc(threshold), auc()]
+    metrics: dict[str, list[Metric]] = {
+        key: per_key for key in ("faithfulness", *AGGREGATIONS, *FULL_AGGREGATIONS)
+    }
+    metrics["missing_rate"] = [mean()]
+    return Task(
+        dataset=MemoryDataset(samples, name="longformfact"),
+        solver=given_summary(),
+        scorer=faithfulness(
+            doc_merge=doc_merge,
+            sentence_merge=sentence_merge,
+            chunking=chunking,
+            include_full=include_full,
+            threshold=threshold,
+            max_tokens=max_tokens,
+            prompts_dir=prompts_dir,
+        ),
+        metrics=metrics,
+        version="1.0.0",
+    )

@@ -1,0 +1,139 @@
+"""The faithfulness scorer end to end with a scripted judge that checks support by substring."""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from inspect_ai import Task
+from inspect_ai import eval as inspect_eval
+from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.log import EvalLog
+from inspect_ai.model import get_model
+
+from longform_evals.scorers.faithfulness import AGGREGATIONS, faithfulness
+from longform_evals.scorers.meta_evaluation import summary_label
+from longform_evals.solvers import given_summary
+
+DOCS = [
+    "The council met on Monday. It approved the new budget.",
+    "The mayor spoke about the bridge. Repairs will start in May.",
+    "Residents asked about parking near the market.",
+]
+SUMMARY = "It approved the new budget. Repairs will start in May. The mayor resigned."
+_PAIR = re.compile(r"(?s)Source text:\n(.*)\n\nStatement: (.*?)\n\nIs the statement")
+
+
+def substring_judge(text: str, _: int) -> str:
+    """'Yes.' when the statement's words (minus its first word) appear in the source text."""
+    match = _PAIR.search(text)
+    assert match, text[:200]
+    source, statement = match.group(1).lower(), match.group(2).lower().rstrip(".")
+    if "maybe" in statement:
+        return "Hard to tell."
+    tail = statement.split(" ", 1)[1]
+    return "Yes. It says so." if tail in source else "No. It does not say that."
+
+
+def _run(tmp_path: Path, docs: list[str], summary: str, **kw: Any) -> EvalLog:
+    sample = Sample(id="s", input="x", metadata={"documents": docs, "summary": summary})
+    task = Task(dataset=MemoryDataset([sample]), solver=given_summary(), scorer=faithfulness(**kw))
+    model = get_model(
+        "scripted/faith",
+        rules=[{"pattern": "Statement:", "response": substring_judge}],
+        memoize=False,
+    )
+    [log] = inspect_eval(task, model=model, log_dir=str(tmp_path))
+    return log
+
+
+def _value(log: EvalLog) -> tuple[dict[str, float], dict[str, Any]]:
+    assert log.status == "success", log.error
+    assert log.samples and log.samples[0].scores
+    score = log.samples[0].scores["faithfulness"]
+    assert isinstance(score.value, dict)
+    return score.value, score.metadata or {}  # type: ignore[return-value]
+
+
+def test_matrix_and_every_aggregation(tmp_path: Path) -> None:
+    value, meta = _value(_run(tmp_path, DOCS, SUMMARY, include_full=True))
+    # sentence 1 supported by doc 0, sentence 2 by doc 1, sentence 3 by none
+    assert meta["matrix"] == [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 0.0]]
+    assert value["max_mean"] == pytest.approx(2 / 3)
+    assert value["faithfulness"] == value["max_mean"]
+    assert value["max_min"] == 0.0 and value["max_max"] == 1.0
+    assert value["mean_mean"] == pytest.approx(2 / 9)
+    assert value["full_mean"] == pytest.approx(2 / 3)
+    assert meta["attribution"][:2] == [0, 1]
+    assert value["judge_calls"] == 3 * 3 + 3
+    assert all(k in value for k in AGGREGATIONS)
+
+
+def test_max_over_documents_ignores_document_order(tmp_path: Path) -> None:
+    first, _ = _value(_run(tmp_path, DOCS, SUMMARY))
+    second, _ = _value(_run(tmp_path, list(reversed(DOCS)), SUMMARY))
+    for key in ("max_mean", "max_min", "max_max", "mean_mean", "min_mean"):
+        assert first[key] == pytest.approx(second[key])
+
+
+def test_an_inserted_contradiction_lowers_faithfulness(tmp_path: Path) -> None:
+    clean = "It approved the new budget. Repairs will start in May."
+    contradicted = clean + " The council rejected the new budget."
+    before, _ = _value(_run(tmp_path, DOCS, clean))
+    after, _ = _value(_run(tmp_path, DOCS, contradicted))
+    assert before["faithfulness"] == 1.0
+    assert after["faithfulness"] < before["faithfulness"]
+
+
+def test_unreadable_answers_are_missing_and_counted(tmp_path: Path) -> None:
+    summary = "It approved the new budget. Maybe something else happened."
+    value, meta = _value(_run(tmp_path, DOCS, summary))
+    assert value["missing_rate"] == pytest.approx(3 / 6)
+    assert value["max_mean"] == 1.0  # the unreadable sentence is skipped, not scored 0
+    assert meta["matrix"][0][1] is None
+
+
+def test_empty_documents_are_left_out_and_listed(tmp_path: Path) -> None:
+    value, meta = _value(_run(tmp_path, [DOCS[0], "  ", DOCS[1]], SUMMARY))
+    assert meta["empty_documents"] == [1]
+    assert [u["doc_index"] for u in meta["units"]] == [0, 2]
+    assert value["max_mean"] == pytest.approx(2 / 3)
+
+
+def test_token_chunking_judges_chunks(tmp_path: Path) -> None:
+    value, meta = _value(_run(tmp_path, DOCS, SUMMARY, chunking="tokens:8"))
+    assert len(meta["units"]) > len(DOCS)
+    assert value["max_mean"] == pytest.approx(2 / 3)
+
+
+def test_empty_summary_has_no_score(tmp_path: Path) -> None:
+    value, _ = _value(_run(tmp_path, DOCS, " "))
+    assert math.isnan(value["faithfulness"])
+
+
+def test_sample_without_documents_is_a_clear_error(tmp_path: Path) -> None:
+    sample = Sample(id="nodocs", input="x", metadata={"summary": SUMMARY})
+    task = Task(dataset=MemoryDataset([sample]), solver=given_summary(), scorer=faithfulness())
+    [log] = inspect_eval(
+        task, model=get_model("scripted/x", rules=[], memoize=False), log_dir=str(tmp_path)
+    )
+    assert log.status == "error"
+    assert log.error and "has no source documents" in log.error.message
+
+
+def test_bad_parameters() -> None:
+    with pytest.raises(ValueError, match="unknown faithfulness judge"):
+        faithfulness(judge="minicheck-roberta")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="doc_merge"):
+        faithfulness(doc_merge="median")  # type: ignore[arg-type]
+
+
+def test_summary_labels() -> None:
+    assert summary_label({"label_level": "summary", "labels": 1}) == 1
+    assert summary_label({"label_level": "sentence", "labels": [1, None, 1]}) == 1
+    assert summary_label({"label_level": "sentence", "labels": [1, 0, None]}) == 0
+    assert summary_label({"label_level": "sentence", "labels": [None]}) is None
+    assert summary_label({}) is None
