@@ -13,11 +13,13 @@ from longform_evals.solvers import (
     full_context,
     hierarchical_merge,
     incremental_update,
+    multidoc_summary,
     remove_artifacts,
 )
 from longform_evals.tasks.booookscore import booookscore
 from longform_evals.tasks.hello import hello_longform
 from longform_evals.tasks.longformfact import longformfact
+from longform_evals.tasks.positional_bias import positional_bias
 
 __all__ = [
     "booookscore",
@@ -29,6 +31,8 @@ __all__ = [
     "hierarchical_merge",
     "incremental_update",
     "longformfact",
+    "multidoc_summary",
+    "positional_bias",
     "remove_artifacts",
     "scripted",
     "summary_statistics",

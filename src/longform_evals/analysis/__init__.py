@@ -1,6 +1,16 @@
 """Pure analysis of faithfulness judgments: aggregation, missing values, position profiles."""
 
 from longform_evals.analysis._reduce import MERGES, Merge
+from longform_evals.analysis.ordering import (
+    ORDER_NAMES,
+    expand_orders,
+    importance_ranking,
+    lexical_similarity,
+    perturbations,
+    place,
+    rank_by_similarity,
+    sensitivity,
+)
 from longform_evals.analysis.positions import (
     Ties,
     attribution,
@@ -12,12 +22,20 @@ from longform_evals.analysis.support_matrix import SupportMatrix, decide
 
 __all__ = [
     "MERGES",
+    "ORDER_NAMES",
     "Merge",
     "SupportMatrix",
     "Ties",
     "attribution",
     "best_support",
     "decide",
+    "expand_orders",
+    "importance_ranking",
+    "lexical_similarity",
+    "perturbations",
+    "place",
     "position_coverage",
     "position_faithfulness",
+    "rank_by_similarity",
+    "sensitivity",
 ]

@@ -23,6 +23,13 @@ from longform_evals.judges.faithfulness import (
     SupportJudgement,
     support_rows,
 )
+from longform_evals.judges.minicheck import (
+    MINICHECK_MODELS,
+    MiniCheckJudge,
+    MiniCheckLLMJudge,
+    minicheck_judge,
+    minicheck_support_rows,
+)
 from longform_evals.text import chunk_documents, split_sentences
 
 Merge = Literal["max", "mean", "min"]
@@ -70,7 +77,7 @@ def _values(rows: list[list[SupportJudgement]]) -> list[list[float | None]]:
     }
 )
 def faithfulness(
-    judge: Literal["llm"] = "llm",
+    judge: str = "llm",
     doc_merge: Merge = "max",
     sentence_merge: Merge = "mean",
     chunking: str = "natural",
@@ -79,12 +86,18 @@ def faithfulness(
     cache: bool = True,
     prompts_dir: str | None = None,
     threshold: float = 0.5,
+    minicheck_path: str | None = None,
+    device: str = "cpu",
+    batch_size: int = 16,
 ) -> Scorer:
     """Faithfulness of the completion to the sample's documents.
 
     Args:
         judge: `llm`: the `grader` model answers yes/no per (text, sentence), P(yes) read from
-            log-probabilities when available.
+            log-probabilities when available; or a MiniCheck judge (`minicheck-roberta-large`,
+            `minicheck-deberta-v3-large`, `minicheck-flan-t5-large`: local classifiers, the
+            `minicheck` extra and weights on this machine; `minicheck-7b`: through the
+            `grader` role), which chunks each text itself and takes the max over its chunks.
         doc_merge: AGG_D, how a sentence's support is reduced over documents (chunks).
         sentence_merge: AGG_S, how sentence scores are reduced to the summary's score.
         chunking: `natural` (each document one unit) or `tokens:N` (documents cut into
@@ -95,17 +108,32 @@ def faithfulness(
         prompts_dir: folder overriding the `faithfulness/` prompt.
         threshold: support at or above which a sentence counts as supported (position
             profiles).
+        minicheck_path: a local folder (or hub id already cached) for a MiniCheck classifier;
+            for `minicheck-7b`, an Inspect model name instead of the `grader` role.
+        device: torch device of a MiniCheck classifier.
+        batch_size: MiniCheck classifier batch size.
 
     Returns:
         A scorer whose value holds `faithfulness` (the chosen aggregation), every other
         aggregation, `missing_rate` and `judge_calls`; metadata holds the matrix, attribution
         and the position profiles.
     """
-    if judge != "llm":
-        raise ValueError(f"unknown faithfulness judge {judge!r}; available: 'llm'")
+    if judge != "llm" and judge not in MINICHECK_MODELS:
+        known = ", ".join(["llm", *MINICHECK_MODELS])
+        raise ValueError(f"unknown faithfulness judge {judge!r}; available: {known}")
     if doc_merge not in MERGES or sentence_merge not in MERGES:
         raise ValueError(f"doc_merge and sentence_merge must be one of {MERGES}")
     settings = FaithfulnessSettings(max_tokens=max_tokens, cache=cache, prompts_dir=prompts_dir)
+    minicheck: MiniCheckJudge | MiniCheckLLMJudge | None = None
+    if judge != "llm":
+        local = MINICHECK_MODELS[judge][0] != "7b"
+        options: dict[str, Any] = {"batch_size": batch_size, "device": device} if local else {}
+        minicheck = minicheck_judge(judge, path=minicheck_path, **options)
+
+    async def judge_rows(texts: list[str], sentences: list[str]) -> list[list[SupportJudgement]]:
+        if minicheck is not None:
+            return await minicheck_support_rows(minicheck, texts, sentences)
+        return await support_rows(get_model(role="grader"), texts, sentences, settings)
 
     async def score(state: TaskState, target: Target) -> Score:
         documents = sample_documents(state)
@@ -127,12 +155,11 @@ def faithfulness(
         if not kept:
             raise ValueError(f"sample {state.sample_id!r}: every source document is empty")
         units = chunk_documents([documents[i] for i in kept], chunking)
-        grader = get_model(role="grader")
-        rows = await support_rows(grader, [u.text for u in units], sentences, settings)
+        rows = await judge_rows([u.text for u in units], sentences)
         full_rows: list[list[SupportJudgement]] | None = None
         if include_full:
             joined = "\n\n".join(f"Document {n + 1}:\n{documents[i]}" for n, i in enumerate(kept))
-            full_rows = await support_rows(grader, [joined], sentences, settings)
+            full_rows = await judge_rows([joined], sentences)
         matrix = SupportMatrix.from_rows(
             _values(rows), full=_values(full_rows)[0] if full_rows else None
         )
@@ -146,7 +173,7 @@ def faithfulness(
             ),
         }
         metadata: dict[str, Any] = {
-            "judge": str(grader),
+            "judge": judge if minicheck is not None else str(get_model(role="grader")),
             "aggregation": f"{doc_merge}_{sentence_merge}",
             "chunking": chunking,
             "units": [

@@ -26,6 +26,13 @@ from longform_evals.solvers.limits import (
     summary_problems,
     word_limit,
 )
+from longform_evals.solvers.multidoc import (
+    MULTIDOC_STRATEGIES,
+    MultidocStrategy,
+    calibration_orders,
+    join_documents,
+    multidoc_summary,
+)
 from longform_evals.solvers.packing import (
     chunk_summary_tokens,
     group_overflows,
@@ -36,12 +43,15 @@ from longform_evals.solvers.recording import Outcome, SummaryRun, TraceEntry, do
 from longform_evals.solvers.truncation import Truncated, TruncationPolicy, truncate_to_budget
 
 __all__ = [
+    "MULTIDOC_STRATEGIES",
     "Candidate",
+    "MultidocStrategy",
     "Outcome",
     "SummaryRun",
     "TraceEntry",
     "Truncated",
     "TruncationPolicy",
+    "calibration_orders",
     "choose_best",
     "chunk_summary_tokens",
     "clean_artifacts",
@@ -55,7 +65,9 @@ __all__ = [
     "hierarchical_merge",
     "incremental_update",
     "is_finished",
+    "join_documents",
     "join_summaries",
+    "multidoc_summary",
     "pack_merge_groups",
     "remove_artifacts",
     "retry_word_limit",

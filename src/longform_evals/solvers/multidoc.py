@@ -1,0 +1,256 @@
+"""Multi-document summarization strategies against positional bias (papers/003, §5).
+
+One solver, :func:`multidoc_summary`, with a ``strategy``:
+
+* ``plain``: all documents in one call, each under a ``Document i:`` header;
+* ``focus_top`` / ``focus_middle`` / ``focus_bottom``: the plain prompt plus an instruction
+  to give particular care to the documents at that position (§5.1 "Focus Prompt");
+* ``hierarchical_pairwise``: summarize each document, then merge two summaries at a time,
+  level by level, until one is left; ``hierarchical_one_pass``: summarize each document,
+  then merge all summaries in one call (§5.1 "Hierarchical Merging");
+* ``incremental``: summarize the first document, then update the running summary with each
+  next document in order (§5.1 "Incremental Updating");
+* ``calibration``: summarize ``k`` random permutations of the document order with the plain
+  prompt, then combine the ``k`` summaries (§5.1 "Calibration"; the paper uses every
+  permutation, which is what happens when ``k >= n!``).
+
+The units are whole documents (the paper's natural boundaries), not token chunks, so the
+BooookScore solvers (which chunk one long text and use story prompts) are not reused; the
+call, retry and trace machinery (:class:`~longform_evals.solvers.recording.SummaryRun`) is.
+Nothing is truncated: documents that do not fit the model's window fail the call.
+
+Documents come from ``metadata["documents"]`` (else ``metadata["document"]`` or the input as
+one document). The summary goes to ``state.output`` and ``metadata["summary"]``; every
+intermediate summary to ``metadata["summary_trace"]``; ``metadata["multidoc"]`` records the
+strategy and, for calibration, the permutations used.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+import re
+from collections.abc import Callable, Sequence
+from typing import Any, Literal, get_args
+
+from inspect_ai.solver import Generate, Solver, TaskState, solver
+from inspect_ai.util import collect
+
+from longform_evals.prompts import PromptTemplate, load_prompt
+from longform_evals.solvers.limits import word_limit
+from longform_evals.solvers.recording import Outcome, SummaryRun, document_of
+from longform_evals.text import TokenizerLike
+
+__all__ = [
+    "MULTIDOC_STRATEGIES",
+    "MultidocStrategy",
+    "calibration_orders",
+    "join_documents",
+    "multidoc_summary",
+    "sample_documents_of",
+]
+
+MultidocStrategy = Literal[
+    "plain",
+    "focus_top",
+    "focus_middle",
+    "focus_bottom",
+    "hierarchical_pairwise",
+    "hierarchical_one_pass",
+    "incremental",
+    "calibration",
+]
+MULTIDOC_STRATEGIES: tuple[str, ...] = get_args(MultidocStrategy)
+
+_LABEL = re.compile(r"^\s*(?:revised\s+)?summary\s*:\s*", re.IGNORECASE)
+
+
+def join_documents(documents: Sequence[str]) -> str:
+    """Lay out documents for a prompt: ``Document i:`` headers (from 1), blank-line separated."""
+    return "\n\n".join(f"Document {i}:\n{d}" for i, d in enumerate(documents, start=1))
+
+
+def _join_summaries(summaries: Sequence[str]) -> str:
+    return "\n\n".join(f"Summary {i}:\n{s}" for i, s in enumerate(summaries, start=1))
+
+
+def sample_documents_of(state: TaskState) -> list[str]:
+    """The sample's documents: ``metadata["documents"]``, else the one document.
+
+    Raises:
+        ValueError: If ``metadata["documents"]`` is not a non-empty list of texts.
+    """
+    docs: Any = (state.metadata or {}).get("documents")
+    if docs is None:
+        return [document_of(state)]
+    if not isinstance(docs, list) or not docs or not all(isinstance(d, str) for d in docs):
+        raise ValueError(
+            f"sample {state.sample_id!r}: metadata['documents'] must be a non-empty list of texts"
+        )
+    return list(docs)
+
+
+def calibration_orders(n_docs: int, k: int, rng: random.Random) -> list[list[int]]:
+    """``k`` distinct random orders of ``n_docs`` documents, or all ``n!`` when ``k >= n!``."""
+    if k < 1:
+        raise ValueError(f"k must be >= 1, got {k}")
+    if n_docs <= 8 and k >= math.factorial(n_docs):
+        return [list(p) for p in itertools.permutations(range(n_docs))]
+    seen: set[tuple[int, ...]] = set()
+    orders: list[list[int]] = []
+    while len(orders) < k:
+        order = list(range(n_docs))
+        rng.shuffle(order)
+        if tuple(order) not in seen:
+            seen.add(tuple(order))
+            orders.append(order)
+    return orders
+
+
+def _strip_label(text: str) -> str:
+    # The prompts end with "Summary:"; some models repeat the label in their answer.
+    return _LABEL.sub("", text, count=1).strip() or text.strip()
+
+
+@solver
+def multidoc_summary(
+    strategy: str = "plain",
+    max_summary_tokens: int = 400,
+    temperature: float = 0.5,
+    max_tries: int = 3,
+    k: int = 3,
+    seed: int = 0,
+    tokenizer: TokenizerLike = "cl100k_base",
+    prompts_dir: str | None = None,
+) -> Solver:
+    """Summarize a sample's documents with one of the §5 strategies.
+
+    Args:
+        strategy: One of :data:`MULTIDOC_STRATEGIES` (see the module docstring).
+        max_summary_tokens: Token limit of every summary (intermediate and final); prompts
+            ask for 0.65 times as many words.
+        temperature: Sampling temperature of every call.
+        max_tries: Tries for a summary that is empty, too long or unfinished.
+        k: Calibration only: number of document orders summarized before combining.
+        seed: Calibration only: seed of the permutations (mixed with the sample id, so
+            each sample gets its own, reproducible orders).
+        tokenizer: Counts tokens in the trace.
+        prompts_dir: Optional folder overriding ``multidoc/`` templates.
+
+    Returns:
+        A solver that puts the summary in ``state.output`` and ``metadata["summary"]``.
+
+    Raises:
+        ValueError: On an unknown strategy or ``k < 1``.
+    """
+    if strategy not in MULTIDOC_STRATEGIES:
+        raise ValueError(
+            f"unknown strategy {strategy!r}; use one of {', '.join(MULTIDOC_STRATEGIES)}"
+        )
+    if k < 1:
+        raise ValueError(f"k must be >= 1, got {k}")
+    full = load_prompt("multidoc", "full", prompts_dir)
+    focus = ""
+    if strategy.startswith("focus_"):
+        focus = " " + load_prompt("multidoc", strategy, prompts_dir).render()
+    document_prompt = load_prompt("multidoc", "document", prompts_dir)
+    merge_prompt = load_prompt("multidoc", "merge", prompts_dir)
+    update_prompt = load_prompt("multidoc", "update", prompts_dir)
+    combine_prompt = load_prompt("multidoc", "combine", prompts_dir)
+    limit = word_limit(max_summary_tokens)
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        documents = sample_documents_of(state)
+        run = SummaryRun(state, f"multidoc_{strategy}", tokenizer, ("documents",))
+        run.stats["documents"] = len(documents)
+        info: dict[str, Any] = {"strategy": strategy, "n_docs": len(documents)}
+        state.metadata["multidoc"] = info
+
+        async def call(render: Callable[[int], str]) -> Outcome:
+            outcome = await run.generate(
+                render,
+                limit,
+                max_tokens=max_summary_tokens,
+                temperature=temperature,
+                max_tries=max_tries,
+                check_limit=limit,
+            )
+            outcome.text = _strip_label(outcome.text)
+            return outcome
+
+        def full_render(docs: Sequence[str]) -> Callable[[int], str]:
+            text = join_documents(docs)
+            return lambda w: full.render(
+                n_docs=len(docs), documents=text, focus=focus, word_limit=w
+            )
+
+        def doc_render(text: str) -> Callable[[int], str]:
+            return lambda w: document_prompt.render(text=text, word_limit=w)
+
+        def update_render(current: str, text: str) -> Callable[[int], str]:
+            return lambda w: update_prompt.render(summary=current, text=text, word_limit=w)
+
+        def list_render(template: PromptTemplate, parts: Sequence[str]) -> Callable[[int], str]:
+            text = _join_summaries(parts)
+            return lambda w: template.render(summaries=text, word_limit=w)
+
+        if strategy == "plain" or strategy.startswith("focus_"):
+            outcome = await call(full_render(documents))
+            run.record("full", 0, 0, outcome)
+            summary = outcome.text
+        elif strategy.startswith("hierarchical_"):
+            outcomes = await collect(*(call(doc_render(d)) for d in documents))
+            for i, o in enumerate(outcomes):
+                run.record("chunk", 0, i, o)
+            summaries = [o.text for o in outcomes]
+            # One pass merges everything at once; pairwise merges neighbours, an odd last
+            # summary moving up unchanged, so document order is kept at every level.
+            group = len(summaries) if strategy == "hierarchical_one_pass" else 2
+            level = 0
+            while len(summaries) > 1:
+                level += 1
+                groups = [summaries[i : i + group] for i in range(0, len(summaries), group)]
+                merged = await collect(
+                    *(call(list_render(merge_prompt, g)) for g in groups if len(g) > 1)
+                )
+                it = iter(merged)
+                nxt: list[str] = []
+                for index, g in enumerate(groups):
+                    if len(g) == 1:
+                        nxt.append(g[0])
+                    else:
+                        o = next(it)
+                        run.record("merge", level, index, o)
+                        nxt.append(o.text)
+                summaries = nxt
+            info["levels"] = level
+            summary = summaries[0]
+        elif strategy == "incremental":
+            summary = ""
+            for i, doc in enumerate(documents):
+                if i == 0:
+                    outcome = await call(doc_render(doc))
+                else:
+                    outcome = await call(update_render(summary, doc))
+                run.record("chunk" if i == 0 else "update", 0, i, outcome)
+                summary = outcome.text
+        else:  # calibration
+            rng = random.Random(f"{seed}:{state.sample_id}")
+            orders = calibration_orders(len(documents), k, rng)
+            info["permutations"] = orders
+            outcomes = await collect(
+                *(call(full_render([documents[i] for i in order])) for order in orders)
+            )
+            for i, o in enumerate(outcomes):
+                run.record("full", 0, i, o)
+            if len(outcomes) == 1:
+                summary = outcomes[0].text
+            else:
+                outcome = await call(list_render(combine_prompt, [o.text for o in outcomes]))
+                run.record("merge", 1, 0, outcome)
+                summary = outcome.text
+        run.finish(summary)
+        return state
+
+    return solve

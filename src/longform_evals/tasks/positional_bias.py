@@ -1,0 +1,179 @@
+"""Positional bias of generated summaries: faithfulness under document-order perturbation.
+
+    inspect eval longform_evals/positional_bias --model openai/gpt-4o \
+        -T data=docs.jsonl -T strategy=focus_middle
+
+Each input has several documents. With ``orders=True`` every input is run under four
+document orders (original, and its most important document at the top, middle and
+bottom; papers/003 §4.3, Table 5), summarized with a §5 strategy
+(:func:`~longform_evals.solvers.multidoc.multidoc_summary`) by the evaluated model, and
+scored by the faithfulness judge (the ``grader`` role, else the evaluated model). Reported:
+mean faithfulness per order and its ``sensitivity`` (max - min), and the mean per-position
+faithfulness (Figure 2 / 4). See docs/positional-bias.md.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from inspect_ai import Task, task
+from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.scorer import Metric, mean, stderr
+
+from longform_evals.analysis.ordering import ORDER_NAMES, expand_orders
+from longform_evals.scorers.faithfulness import Merge, faithfulness
+from longform_evals.scorers.order_metrics import order_means, position_profile
+from longform_evals.solvers.multidoc import MULTIDOC_STRATEGIES, multidoc_summary
+
+__all__ = ["INSTRUCTION", "load_multidoc", "positional_bias"]
+
+INSTRUCTION = "Summarize the documents in the sample metadata."
+
+
+def _fail(where: str, message: str) -> ValueError:
+    return ValueError(f"{where}: {message}")
+
+
+def load_multidoc(path: str | Path) -> list[Sample]:
+    """Read multi-document inputs from JSONL.
+
+    Each line is an object with ``documents`` (a non-empty list of texts) and optionally
+    ``id``, ``ranking`` (document indices, most important first) and ``reference`` (a
+    reference summary, used to rank documents when ``ranking`` is absent). Other fields
+    (LongFormFact's ``summary``, labels, ...) are ignored, so LongFormFact files load too;
+    their ``summary`` is deliberately not carried, as the summary here is generated.
+
+    Returns:
+        Samples with id ``id`` (else the 1-based line number) and metadata ``documents``,
+        ``ranking``, ``reference`` and ``source`` (``"file:line"``).
+
+    Raises:
+        ValueError: On unreadable JSON, missing or malformed fields, or duplicate ids.
+    """
+    file = Path(path)
+    samples: list[Sample] = []
+    ids: set[str] = set()
+    for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        where = f"{file}:{number}"
+        try:
+            record: Any = json.loads(line)
+        except json.JSONDecodeError as ex:
+            raise _fail(where, f"not JSON ({ex})") from ex
+        if not isinstance(record, dict):
+            raise _fail(where, "a line must be a JSON object")
+        docs = record.get("documents")
+        if not isinstance(docs, list) or not docs or not all(isinstance(d, str) for d in docs):
+            raise _fail(where, "'documents' must be a non-empty list of strings")
+        ranking = record.get("ranking")
+        if ranking is not None and (
+            not isinstance(ranking, list)
+            or not all(isinstance(i, int) and not isinstance(i, bool) for i in ranking)
+        ):
+            raise _fail(where, "'ranking' must be a list of document indices")
+        reference = record.get("reference")
+        if reference is not None and not isinstance(reference, str):
+            raise _fail(where, "'reference' must be a string")
+        sample_id = str(record["id"]) if record.get("id") is not None else str(number)
+        if sample_id in ids:
+            raise _fail(where, f"duplicate id {sample_id!r}")
+        ids.add(sample_id)
+        samples.append(
+            Sample(
+                id=sample_id,
+                input=INSTRUCTION,
+                metadata={
+                    "documents": docs,
+                    "ranking": ranking,
+                    "reference": reference,
+                    "source": where,
+                },
+            )
+        )
+    if not samples:
+        raise ValueError(f"{file}: no samples")
+    return samples
+
+
+def _as_orders(value: str | list[str] | None) -> list[str]:
+    if value is None:
+        return list(ORDER_NAMES)
+    if isinstance(value, str):
+        return [v.strip() for v in value.split(",") if v.strip()]
+    return list(value)
+
+
+@task
+def positional_bias(
+    data: str,
+    strategy: str = "plain",
+    orders: bool = True,
+    order_names: str | list[str] | None = None,
+    judge_chunking: str = "natural",
+    doc_merge: Merge = "max",
+    sentence_merge: Merge = "mean",
+    threshold: float = 0.5,
+    judge_max_tokens: int = 32,
+    max_summary_tokens: int = 400,
+    temperature: float = 0.5,
+    k: int = 3,
+    seed: int = 0,
+    prompts_dir: str | None = None,
+) -> Task:
+    """Faithfulness of generated multi-document summaries, per document order and position.
+
+    Args:
+        data: A JSONL file (see :func:`load_multidoc`).
+        strategy: Summarization strategy, one of
+            :data:`~longform_evals.solvers.multidoc.MULTIDOC_STRATEGIES`.
+        orders: Run every input under each order (needs ``ranking`` or ``reference`` per
+            input); ``False`` runs the original order only.
+        order_names: Subset of original, top, middle, bottom (comma-separated or a list).
+        judge_chunking: ``natural`` (one judge unit per document; position profiles are
+            per document) or ``tokens:N`` (profiles are then per chunk).
+        doc_merge: AGG_D of the reported faithfulness (max, as in the paper).
+        sentence_merge: AGG_S of the reported faithfulness (mean).
+        threshold: Support at or above which a sentence counts as supported (profiles).
+        judge_max_tokens: Judge answer length.
+        max_summary_tokens: Token limit of each summary.
+        temperature: Summarizer sampling temperature.
+        k: Calibration strategy: number of permutations.
+        seed: Calibration strategy: permutation seed.
+        prompts_dir: Folder overriding ``multidoc/`` and ``faithfulness/`` templates.
+    """
+    if strategy not in MULTIDOC_STRATEGIES:
+        raise ValueError(
+            f"unknown strategy {strategy!r}; use one of {', '.join(MULTIDOC_STRATEGIES)}"
+        )
+    samples = load_multidoc(data)
+    if orders:
+        samples = expand_orders(samples, _as_orders(order_names))
+    metrics: dict[str, list[Metric]] = {
+        "faithfulness": [mean(), stderr(), order_means(), position_profile()],
+        "missing_rate": [mean()],
+        "judge_calls": [mean()],
+    }
+    return Task(
+        dataset=MemoryDataset(samples, name=f"positional_bias:{Path(data).stem}"),
+        solver=multidoc_summary(
+            strategy=strategy,
+            max_summary_tokens=max_summary_tokens,
+            temperature=temperature,
+            k=k,
+            seed=seed,
+            prompts_dir=prompts_dir,
+        ),
+        scorer=faithfulness(
+            doc_merge=doc_merge,
+            sentence_merge=sentence_merge,
+            chunking=judge_chunking,
+            threshold=threshold,
+            max_tokens=judge_max_tokens,
+            prompts_dir=prompts_dir,
+        ),
+        metrics=metrics,
+        version="1.0.0",
+    )

@@ -1,0 +1,156 @@
+"""The positional_bias task end to end with a scripted summarizer and a scripted judge."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from inspect_ai import eval as inspect_eval
+from inspect_ai.log import EvalLog
+from inspect_ai.model import Model, get_model
+
+from longform_evals.analysis.ordering import ORDER_NAMES
+from longform_evals.solvers.multidoc import MULTIDOC_STRATEGIES
+from longform_evals.tasks.positional_bias import load_multidoc, positional_bias
+
+DOCS = [
+    "The council met on Monday.",
+    "The bridge will reopen in May.",
+    "Markets open early on Fridays.",
+]
+HALLUCINATION = "The mayor resigned."
+_PAIR = re.compile(r"(?s)Source text:\n(.*)\n\nStatement: (.*?)\n\nIs the statement")
+_FIRST = re.compile(r"Document 1:\n(.*)")
+_QUOTED = re.compile(r'(?s)"""\n(.*?)\n"""')
+_SUMMARY_ITEM = re.compile(r"Summary \d+:\n")
+
+
+def substring_judge(text: str, _: int) -> str:
+    match = _PAIR.search(text)
+    assert match, text[:200]
+    source, statement = match.group(1).lower(), match.group(2).lower().rstrip(".")
+    return "Yes. Stated." if statement in source else "No. Not stated."
+
+
+def lead_biased(text: str, _: int) -> str:
+    """Copies the first document; hallucinates unless the bridge document comes first."""
+    match = _FIRST.search(text)
+    assert match, text[:200]
+    first = match.group(1)
+    return first if "bridge" in first else f"{first} {HALLUCINATION}"
+
+
+def _copy_quoted(text: str, _: int) -> str:
+    """Faithful stand-in for the per-document, merge, combine and update prompts."""
+    parts = [_SUMMARY_ITEM.sub("", p) for p in _QUOTED.findall(text)]
+    return " ".join(" ".join(p.split("\n\n")) for p in parts)
+
+
+def _model(prompts: list[str]) -> Model:
+    def summarize(text: str, i: int) -> str:
+        prompts.append(text)
+        return lead_biased(text, i)
+
+    return get_model(
+        "scripted/posbias",
+        rules=[
+            {"pattern": "Statement:", "response": substring_judge},
+            {"pattern": "Summarize the documents in at most", "response": summarize},
+            {"pattern": "Summarize the document in at most", "response": _copy_quoted},
+            {"pattern": "Combine them into one summary", "response": _copy_quoted},
+            {"pattern": "Write the revised summary", "response": _copy_quoted},
+        ],
+        memoize=False,
+    )
+
+
+def _data(tmp_path: Path) -> Path:
+    path = tmp_path / "docs.jsonl"
+    records: list[dict[str, Any]] = [
+        {"id": "r", "documents": DOCS, "ranking": [1, 0, 2]},
+        {"id": "s", "documents": DOCS, "reference": "The bridge reopens in May."},
+    ]
+    path.write_text("\n".join(json.dumps(r) for r in records) + "\n", encoding="utf-8")
+    return path
+
+
+def _run(tmp_path: Path, prompts: list[str], **kw: Any) -> EvalLog:
+    task = positional_bias(data=str(_data(tmp_path)), **kw)
+    [log] = inspect_eval(task, model=_model(prompts), log_dir=str(tmp_path / "logs"))
+    assert log.status == "success", log.error
+    return log
+
+
+def _metrics(log: EvalLog) -> dict[str, float]:
+    assert log.results is not None
+    [score] = [s for s in log.results.scores if s.name == "faithfulness"]
+    return {m.name: m.value for m in score.metrics.values()}
+
+
+def test_plain_reports_per_order_faithfulness_and_sensitivity(tmp_path: Path) -> None:
+    prompts: list[str] = []
+    log = _run(tmp_path, prompts)
+    assert log.samples and len(log.samples) == 2 * len(ORDER_NAMES)
+    metrics = _metrics(log)
+    # Only with the bridge document on top is the lead-biased summary fully faithful.
+    assert metrics["top"] == pytest.approx(1.0)
+    for name in ("original", "middle", "bottom"):
+        assert metrics[name] == pytest.approx(0.5)
+    assert metrics["sensitivity"] == pytest.approx(0.5)
+    assert {"pos_1", "pos_2", "pos_3"} <= set(metrics)
+    # Copied sentences are attributed to position 1; the hallucinated one (unsupported
+    # everywhere) is split over the three positions: 0.75 in six samples, 1.0 in two.
+    assert metrics["pos_1"] == pytest.approx((2 * 1.0 + 6 * 0.75) / 8)
+    assert metrics["pos_2"] == 0.0
+    sample = next(s for s in log.samples if s.id == "r@bottom")
+    assert sample.metadata["documents"][-1] == DOCS[1]
+    assert sample.metadata["summary_strategy"] == "multidoc_plain"
+    assert any("Document 3:\nThe bridge will reopen in May." in p for p in prompts)
+
+
+def test_focus_prompt_adds_the_instruction(tmp_path: Path) -> None:
+    prompts: list[str] = []
+    log = _run(tmp_path, prompts, strategy="focus_middle", order_names="original,middle")
+    assert log.samples and len(log.samples) == 4
+    assert prompts and all("in the middle of the list" in p for p in prompts)
+    metrics = _metrics(log)
+    assert {"original", "middle", "sensitivity"} <= set(metrics)
+    assert "top" not in metrics
+
+
+@pytest.mark.parametrize(
+    "strategy", ["hierarchical_pairwise", "hierarchical_one_pass", "incremental", "calibration"]
+)
+def test_structured_strategies_run(tmp_path: Path, strategy: str) -> None:
+    prompts: list[str] = []
+    log = _run(tmp_path, prompts, strategy=strategy, orders=False)
+    assert log.samples and len(log.samples) == 2
+    sample = log.samples[0]
+    trace = sample.metadata["summary_trace"]
+    steps = [t["step"] for t in trace]
+    if strategy == "hierarchical_pairwise":
+        assert steps == ["chunk"] * 3 + ["merge", "merge"]
+    elif strategy == "hierarchical_one_pass":
+        assert steps == ["chunk"] * 3 + ["merge"]
+    elif strategy == "incremental":
+        assert steps == ["chunk", "update", "update"]
+    else:
+        assert steps == ["full"] * 3 + ["merge"]
+        assert len(sample.metadata["multidoc"]["permutations"]) == 3
+    metrics = _metrics(log)
+    assert "original" in metrics and metrics["sensitivity"] == 0.0
+    if strategy != "calibration":  # the others copy documents verbatim
+        assert metrics["original"] == pytest.approx(1.0)
+
+
+def test_bad_inputs(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="unknown strategy"):
+        positional_bias(data=str(_data(tmp_path)), strategy="shout")
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps({"documents": "not a list"}) + "\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="documents"):
+        load_multidoc(bad)
+    assert "calibration" in MULTIDOC_STRATEGIES
