@@ -11,19 +11,15 @@ Accepted sources for books:
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from inspect_ai.dataset import Sample
 
+from longform_evals.data.jsonl import DataError, jsonl_records
+
 _TITLE_PREFIX = "Title:"
-
-
-class DataError(ValueError):
-    """A data file is missing, empty or malformed; the message names it."""
 
 
 def _split_title(text: str, fallback: str) -> tuple[str, str]:
@@ -46,20 +42,6 @@ def _book_sample(book_id: str, title: str, text: str, source: str) -> Sample:
 def _txt_book(path: Path) -> Sample:
     title, text = _split_title(path.read_text(encoding="utf-8"), path.stem)
     return _book_sample(path.stem, title, text, str(path))
-
-
-def _jsonl_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    with open(path, encoding="utf-8") as f:
-        for number, line in enumerate(f, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DataError(f"{path}:{number}: not valid JSON ({exc.msg})") from None
-            if not isinstance(record, dict):
-                raise DataError(f"{path}:{number}: expected a JSON object")
-            yield number, record
 
 
 def _require(record: dict[str, Any], key: str, where: str) -> str:
@@ -86,7 +68,7 @@ def load_books(data: str | Path | None = None) -> list[Sample]:
         return [_txt_book(f) for f in files]
     if path.suffix == ".jsonl":
         samples = []
-        for number, record in _jsonl_records(path):
+        for number, record in jsonl_records(path):
             where = f"{path}:{number}"
             book_id = _require(record, "id", where)
             text = _require(record, "text", where)
@@ -110,7 +92,7 @@ def load_summaries(path: str | Path) -> list[Sample]:
     if not path.is_file():
         raise DataError(f"summaries file not found: {path}")
     samples = []
-    for number, record in _jsonl_records(path):
+    for number, record in jsonl_records(path):
         where = f"{path}:{number}"
         summary_id = _require(record, "id", where)
         summary = record.get("summary")

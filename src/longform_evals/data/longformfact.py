@@ -46,14 +46,14 @@ import json
 import os
 import re
 import urllib.request
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from inspect_ai.dataset import Sample
 
-from longform_evals.data.books import DataError
+from longform_evals.data.jsonl import DataError, jsonl_records
 from longform_evals.text import split_sentences
 
 __all__ = [
@@ -150,20 +150,6 @@ def _jsonl_files(path: Path) -> list[Path]:
             raise DataError(f"{path}: folder holds no .jsonl files")
         return files
     return [path]
-
-
-def _records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    with open(path, encoding="utf-8") as f:
-        for number, line in enumerate(f, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DataError(f"{path}:{number}: not valid JSON ({exc.msg})") from None
-            if not isinstance(record, dict):
-                raise DataError(f"{path}:{number}: expected a JSON object")
-            yield number, record
 
 
 def _is_int(value: object) -> bool:
@@ -287,7 +273,7 @@ def load_longformfact_with_report(
     n_simple = 0
     samples: list[Sample] = []
     for path in _jsonl_files(Path(source)):
-        for number, record in _records(path):
+        for number, record in jsonl_records(path):
             where = f"{path}:{number}"
             subset = _subset(record, path, where)
             index = counters.get(subset, 0)

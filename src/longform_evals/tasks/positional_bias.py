@@ -14,15 +14,14 @@ faithfulness (Figure 2 / 4). See docs/positional-bias.md.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.scorer import Metric, mean, stderr
 
 from longform_evals.analysis.ordering import ORDER_NAMES, expand_orders
+from longform_evals.data.jsonl import jsonl_records
 from longform_evals.scorers.faithfulness import Merge, faithfulness
 from longform_evals.scorers.order_metrics import order_means, position_profile
 from longform_evals.solvers.multidoc import MULTIDOC_STRATEGIES, multidoc_summary
@@ -55,16 +54,8 @@ def load_multidoc(path: str | Path) -> list[Sample]:
     file = Path(path)
     samples: list[Sample] = []
     ids: set[str] = set()
-    for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
+    for number, record in jsonl_records(file):
         where = f"{file}:{number}"
-        try:
-            record: Any = json.loads(line)
-        except json.JSONDecodeError as ex:
-            raise _fail(where, f"not JSON ({ex})") from ex
-        if not isinstance(record, dict):
-            raise _fail(where, "a line must be a JSON object")
         docs = record.get("documents")
         if not isinstance(docs, list) or not docs or not all(isinstance(d, str) for d in docs):
             raise _fail(where, "'documents' must be a non-empty list of strings")
