@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import click
 
@@ -67,6 +68,23 @@ def quickstart(
             click.echo(f"  flagged [{', '.join(verdict['types'])}]: {verdict['sentence']}")
     click.echo(f"log: {log.location}")
     click.echo("browse it with: inspect view --log-dir " + log_dir)
+
+
+@main.command("plot-positions")
+@click.argument("logs", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+@click.option("--out", default=None, help="PNG path (default: next to the first log).")
+def plot_positions(logs: tuple[str, ...], out: str | None) -> None:
+    """Plot per-position faithfulness of positional_bias logs, one line per log."""
+    from inspect_ai.log import read_eval_log
+
+    from longform_evals.reports.positions import curve_label, plot_position_curves, position_curve
+
+    curves = {}
+    for path in logs:
+        log = read_eval_log(path)
+        curves[curve_label(log)] = position_curve(log)
+    target = out or str(Path(logs[0]).with_suffix(".positions.png"))
+    click.echo(f"wrote {plot_position_curves(curves, target)}")
 
 
 @main.group()

@@ -154,3 +154,41 @@ def test_bad_inputs(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="documents"):
         load_multidoc(bad)
     assert "calibration" in MULTIDOC_STRATEGIES
+
+
+def test_position_curves_are_plotted_from_logs(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    from click.testing import CliRunner
+
+    from longform_evals.cli import main
+    from longform_evals.reports.positions import position_curve
+
+    (tmp_path / "plain").mkdir()
+    (tmp_path / "focus").mkdir()
+    plain = _run(tmp_path / "plain", [], strategy="plain")
+    focus = _run(tmp_path / "focus", [], strategy="focus_middle")
+    curve = position_curve(plain)
+    assert len(curve) == len(DOCS)
+    out = tmp_path / "curves.png"
+    result = CliRunner().invoke(
+        main, ["plot-positions", str(plain.location), str(focus.location), "--out", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_plotting_a_log_without_position_metrics_is_a_clear_error(tmp_path: Path) -> None:
+    from inspect_ai import Task
+    from inspect_ai.dataset import MemoryDataset, Sample
+    from inspect_ai.scorer import match
+
+    from longform_evals.reports.positions import position_curve
+
+    task = Task(dataset=MemoryDataset([Sample(input="q", target="a")]), scorer=match())
+    [log] = inspect_eval(
+        task,
+        model=get_model("scripted/p", rules=[(".", "a")], memoize=False),
+        log_dir=str(tmp_path),
+    )
+    with pytest.raises(ValueError, match="no position_profile metric"):
+        position_curve(log)

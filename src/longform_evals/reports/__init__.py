@@ -1,0 +1,1 @@
+"""Reports read from Inspect logs: tables and plots (see the submodules)."""
