@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import tempfile
 import time
@@ -29,6 +28,7 @@ from inspect_ai import eval_async
 from inspect_ai.event import ModelEvent
 from inspect_ai.model import GenerateConfig, Model, get_model
 
+from longform_evals.data.books import bundled_summaries_dir, load_summaries
 from longform_evals.judges.coherence import JudgeSettings, judge_summary
 from longform_evals.tasks.booookscore import booookscore
 from longform_evals.text import split_sentences
@@ -38,13 +38,8 @@ _TAIL_SENTENCE_FIRST = 'Sentence to judge: "{sentence}"\n\nSummary:\n{summary}'
 
 
 def bundled_summary() -> tuple[str, list[str]]:
-    line = (
-        resources.files("longform_evals.data")
-        .joinpath("summaries/the_frost_hold.jsonl")
-        .read_text(encoding="utf-8")
-        .splitlines()[0]
-    )
-    summary = json.loads(line)["summary"]
+    [sample] = load_summaries(bundled_summaries_dir() / "the_frost_hold.jsonl")
+    summary = str(sample.metadata["summary"])  # type: ignore[index]
     return summary, split_sentences(summary)
 
 

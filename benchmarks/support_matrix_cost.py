@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import time
 from importlib import resources
 from itertools import product
@@ -23,6 +22,7 @@ from itertools import product
 from inspect_ai.model import Model, get_model
 
 from longform_evals.analysis import MERGES, SupportMatrix
+from longform_evals.data.books import bundled_summaries_dir, load_summaries
 from longform_evals.judges.faithfulness import FaithfulnessSettings, judge_support
 from longform_evals.text import split_sentences
 
@@ -36,12 +36,8 @@ def sample_inputs() -> tuple[list[str], list[str]]:
     )
     paragraphs = [p for p in book.split("\n\n")[1:] if len(p.split()) > 40]
     docs = [" ".join(paragraphs[i : i + 4]) for i in (0, 20, 40)]
-    summary = json.loads(
-        resources.files("longform_evals.data")
-        .joinpath("summaries/the_frost_hold.jsonl")
-        .read_text(encoding="utf-8")
-        .splitlines()[0]
-    )["summary"]
+    [sample] = load_summaries(bundled_summaries_dir() / "the_frost_hold.jsonl")
+    summary = str(sample.metadata["summary"])  # type: ignore[index]
     return docs, split_sentences(summary)[:8]
 
 

@@ -56,6 +56,11 @@ def bundled_books_dir() -> Path:
     return Path(str(resources.files("longform_evals.data").joinpath("books")))
 
 
+def bundled_summaries_dir() -> Path:
+    """Folder of reference summaries of the bundled stories (JSONL, see `load_summaries`)."""
+    return Path(str(resources.files("longform_evals.data").joinpath("summaries")))
+
+
 def load_books(data: str | Path | None = None) -> list[Sample]:
     """Book samples from `data` (see the module docstring); the bundled stories when None."""
     path = Path(data) if data is not None else bundled_books_dir()

@@ -21,14 +21,9 @@ from longform_evals.data.longformfact import load_longformfact, load_longformfac
 from longform_evals.scorers.faithfulness import AGGREGATIONS, FULL_AGGREGATIONS, Merge, faithfulness
 from longform_evals.scorers.meta_evaluation import auc, bacc
 from longform_evals.solvers import given_summary
+from longform_evals.tasks.arguments import comma_list
 
 DEFAULT_THRESHOLD = 0.5
-
-
-def _as_list(value: str | list[str] | None) -> list[str] | None:
-    if value is None or isinstance(value, list):
-        return value
-    return [v.strip() for v in value.split(",") if v.strip()]
 
 
 @task
@@ -60,7 +55,7 @@ def longformfact(
             cannot be aligned with their labels.
         prompts_dir: folder overriding the `faithfulness/` prompt.
     """
-    names = _as_list(subsets)
+    names = comma_list(subsets)
     if data_dir is not None:
         samples = load_longformfact(data_dir, names, on_mismatch=on_mismatch)  # type: ignore[arg-type]
     else:

@@ -25,6 +25,7 @@ from longform_evals.data.jsonl import jsonl_records
 from longform_evals.scorers.faithfulness import Merge, faithfulness
 from longform_evals.scorers.order_metrics import order_means, position_profile
 from longform_evals.solvers.multidoc import MULTIDOC_STRATEGIES, multidoc_summary
+from longform_evals.tasks.arguments import comma_list
 
 __all__ = ["INSTRUCTION", "load_multidoc", "positional_bias"]
 
@@ -89,14 +90,6 @@ def load_multidoc(path: str | Path) -> list[Sample]:
     return samples
 
 
-def _as_orders(value: str | list[str] | None) -> list[str]:
-    if value is None:
-        return list(ORDER_NAMES)
-    if isinstance(value, str):
-        return [v.strip() for v in value.split(",") if v.strip()]
-    return list(value)
-
-
 @task
 def positional_bias(
     data: str,
@@ -141,7 +134,7 @@ def positional_bias(
         )
     samples = load_multidoc(data)
     if orders:
-        samples = expand_orders(samples, _as_orders(order_names))
+        samples = expand_orders(samples, comma_list(order_names) or list(ORDER_NAMES))
     metrics: dict[str, list[Metric]] = {
         "faithfulness": [mean(), stderr(), order_means(), position_profile()],
         "missing_rate": [mean()],
