@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from pathlib import Path
@@ -24,7 +25,9 @@ DOCS = [
     "Residents asked about parking near the market.",
 ]
 SUMMARY = "It approved the new budget. Repairs will start in May. The mayor resigned."
-_PAIR = re.compile(r"(?s)Source text:\n(.*)\n\nStatement: (.*?)\n\nIs the statement")
+# Matches both templates: `judge` (question after the statement) and `judge_examples`
+# ("Answer:" after it; its worked examples sit under "Example source text:", lower case).
+_PAIR = re.compile(r"(?s)Source text:\n(.*)\n\nStatement: (.*?)\n")
 
 
 def substring_judge(text: str, _: int) -> str:
@@ -103,10 +106,63 @@ def test_empty_documents_are_left_out_and_listed(tmp_path: Path) -> None:
     assert value["max_mean"] == pytest.approx(2 / 3)
 
 
-def test_token_chunking_judges_chunks(tmp_path: Path) -> None:
-    value, meta = _value(_run(tmp_path, DOCS, SUMMARY, chunking="tokens:8"))
+@pytest.mark.parametrize("chunking", ["tokens:8", "words:4"])
+def test_chunks_are_judged_and_reduced_per_document(tmp_path: Path, chunking: str) -> None:
+    value, meta = _value(_run(tmp_path, DOCS, SUMMARY, chunking=chunking))
     assert len(meta["units"]) > len(DOCS)
+    # A document supports a sentence when any of its chunks does: the matrix stays per document.
+    assert meta["matrix"] == [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 0.0]]
+    assert len(meta["unit_matrix"]) == len(meta["units"])
     assert value["max_mean"] == pytest.approx(2 / 3)
+    assert meta["position_faithfulness"] is not None
+
+
+def test_uncalibrated_judge_uses_neutral_defaults(tmp_path: Path) -> None:
+    _, meta = _value(_run(tmp_path, DOCS, SUMMARY))
+    assert meta["calibration"] == "uncalibrated"
+    assert meta["prompt"] == "judge" and meta["chunking"] == "natural"
+    assert meta["thresholds"]["faithfulness"] == 0.5 and meta["sentence_threshold"] == 0.5
+
+
+def test_calibration_file_sets_prompt_chunking_and_thresholds(tmp_path: Path) -> None:
+    cal = tmp_path / "cal.json"
+    cal.write_text(
+        json.dumps(
+            {
+                "prompt": "judge_examples",
+                "chunking": "words:6",
+                "sentence_threshold": 0.4,
+                "thresholds": {"max_mean": 0.7, "max_min": 0.3},
+            }
+        )
+    )
+    log = _run(tmp_path, DOCS, SUMMARY, calibration=str(cal), include_full=True)
+    value, meta = _value(log)
+    assert meta["calibration"] == str(cal)
+    assert (meta["prompt"], meta["chunking"]) == ("judge_examples", "words:6")
+    assert meta["thresholds"]["faithfulness"] == meta["thresholds"]["max_mean"] == 0.7
+    assert meta["thresholds"]["full_min"] == 0.3  # `full` is one unit: it uses max_*
+    assert meta["thresholds"]["min_min"] == 0.4  # not calibrated: the sentence threshold
+    assert value["max_mean"] == pytest.approx(2 / 3)
+    assert log.samples
+    sample = log.samples[0]
+    prompts = [
+        sample.attachments.get(t.removeprefix("attachment://"), t)
+        for t in (e.input[0].text for e in sample.events if e.event == "model")
+    ]
+    assert len(prompts) == value["judge_calls"]
+    assert all("Example source text:" in p for p in prompts)
+    # Explicit arguments win over the calibration.
+    _, meta = _value(_run(tmp_path, DOCS, SUMMARY, calibration=str(cal), threshold=0.9))
+    assert set(meta["thresholds"].values()) == {0.9}
+
+
+def test_malformed_calibration_is_a_clear_error(tmp_path: Path) -> None:
+    cal = tmp_path / "cal.json"
+    cal.write_text(json.dumps({"prompt": "judge"}))
+    log = _run(tmp_path, DOCS, SUMMARY, calibration=str(cal))
+    assert log.status == "error"
+    assert log.error and "is malformed" in log.error.message
 
 
 def test_empty_summary_has_no_score(tmp_path: Path) -> None:
@@ -129,6 +185,10 @@ def test_bad_parameters() -> None:
         faithfulness(judge="minicheck-roberta")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="doc_merge"):
         faithfulness(doc_merge="median")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="unknown chunking mode"):
+        faithfulness(chunking="pages:3")
+    with pytest.raises(ValueError, match="unknown faithfulness prompt"):
+        faithfulness(prompt="judge_fancy")
 
 
 def test_summary_labels() -> None:

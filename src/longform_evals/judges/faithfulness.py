@@ -18,6 +18,12 @@ from inspect_ai.model import CachePolicy, GenerateConfig, Model
 from longform_evals.judges.yes_no import p_yes_from_logprobs, parse_yes_no
 from longform_evals.prompts import load_prompt
 
+JUDGE_PROMPTS: tuple[str, ...] = ("judge", "judge_examples")
+"""The faithfulness prompt templates: `judge` (instruction only, asks for a reason) and
+`judge_examples` (written for small models: the instruction, then six worked statements about an
+invented source, then the real pair; the examples sit before the document so every call shares
+them as prompt prefix)."""
+
 
 @dataclass(frozen=True)
 class FaithfulnessSettings:
@@ -29,6 +35,7 @@ class FaithfulnessSettings:
         logprobs: ask for log-probabilities and read P(yes) from them.
         cache: use Inspect's model cache for judge calls.
         prompts_dir: folder overriding the `faithfulness/` templates.
+        prompt: which template of `faithfulness/` to ask with (see `JUDGE_PROMPTS`).
     """
 
     max_tokens: int = 32
@@ -36,6 +43,12 @@ class FaithfulnessSettings:
     top_logprobs: int = 10
     cache: bool = True
     prompts_dir: str | None = None
+    prompt: str = "judge"
+
+    def __post_init__(self) -> None:
+        if self.prompt not in JUDGE_PROMPTS:
+            known = ", ".join(JUDGE_PROMPTS)
+            raise ValueError(f"unknown faithfulness prompt {self.prompt!r}; available: {known}")
 
 
 @dataclass(frozen=True)
@@ -51,7 +64,7 @@ async def judge_support(
     model: Model, text: str, sentence: str, settings: FaithfulnessSettings
 ) -> SupportJudgement:
     """Support of one sentence by one text."""
-    prompt = load_prompt("faithfulness", "judge", settings.prompts_dir).render(
+    prompt = load_prompt("faithfulness", settings.prompt, settings.prompts_dir).render(
         document=text, sentence=sentence
     )
     config = GenerateConfig(

@@ -4,18 +4,22 @@ Labels come from the sample metadata (`label_level`, `labels`). Summary-level su
 0/1 label. Sentence-level subsets carry a label per summary sentence (None = not annotated);
 for the summary-level comparison a summary counts as faithful only when every annotated
 sentence is, the same binarisation the benchmark applies to other annotation schemes (faithful
-only at the top of the scale). Predictions are `score >= threshold`.
+only at the top of the scale). Predictions are `score >= threshold`, with the threshold given,
+or the one the scorer recorded for the score's key (`metadata["thresholds"]`: the judge's
+calibrated threshold), or chosen on a calibration part of the samples themselves
+(`calibrate=fraction`, BACC then reported on the other part only).
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from inspect_ai.scorer import Metric, SampleScore, metric, value_to_float
 
-from longform_evals.analysis.agreement import balanced_accuracy, roc_auc
+from longform_evals.analysis.agreement import balanced_accuracy, best_threshold, roc_auc
 
 _to_float = value_to_float()
 
@@ -31,45 +35,95 @@ def summary_label(metadata: Mapping[str, Any] | None) -> int | None:
     return int(labels)
 
 
-def _pairs_by_subset(scores: list[SampleScore]) -> dict[str, tuple[list[int], list[float]]]:
-    groups: dict[str, tuple[list[int], list[float]]] = {}
+_Rows = list[tuple[int, float, SampleScore]]
+
+
+def _rows_by_subset(scores: list[SampleScore]) -> dict[str, _Rows]:
+    """(label, value, score) of the labelled, scored samples, grouped by subset."""
+    groups: dict[str, _Rows] = {}
     for s in scores:
         label = summary_label(s.sample_metadata)
         value = _to_float(s.score.value)
         if label is None or math.isnan(value):
             continue
         subset = str((s.sample_metadata or {}).get("subset", "all"))
-        labels, values = groups.setdefault(subset, ([], []))
-        labels.append(label)
-        values.append(value)
+        groups.setdefault(subset, []).append((label, value, s))
     return groups
 
 
-def _per_subset(
-    scores: list[SampleScore], statistic: Callable[[list[int], list[float]], float]
-) -> dict[str, float]:
+def _per_subset(scores: list[SampleScore], statistic: Callable[[_Rows], float]) -> dict[str, float]:
     """The statistic per subset, plus `avg`: the unweighted mean over subsets (as the paper)."""
-    out = {
-        name: statistic(labels, values)
-        for name, (labels, values) in _pairs_by_subset(scores).items()
-    }
+    out = {name: statistic(rows) for name, rows in _rows_by_subset(scores).items()}
     present = [v for v in out.values() if not math.isnan(v)]
     out["avg"] = sum(present) / len(present) if present else math.nan
     return out
 
 
-@metric
-def bacc(threshold: float = 0.5) -> Metric:
-    """Balanced accuracy (0-100) of `score >= threshold` against summary-level labels, per
-    subset and averaged over subsets."""
+def in_calibration_part(sample_id: object, fraction: float) -> bool:
+    """Whether a sample falls in the calibration part: a stable hash of its id, so the split
+    is the same in every run and does not depend on sample order."""
+    digest = hashlib.sha256(str(sample_id).encode("utf-8")).digest()
+    return int.from_bytes(digest[:4], "big") / 2**32 < fraction
 
-    def statistic(labels: list[int], values: list[float]) -> float:
-        return 100.0 * balanced_accuracy(labels, [v >= threshold for v in values]).value
+
+def recorded_threshold(score: SampleScore, key: str) -> float:
+    """The threshold the scorer recorded for `key` in the score's metadata."""
+    thresholds = (score.score.metadata or {}).get("thresholds") or {}
+    if key not in thresholds:
+        raise ValueError(
+            f"sample {score.sample_id!r}: the score records no threshold for {key!r}; "
+            "pass bacc(threshold=...) or use a scorer that records its thresholds"
+        )
+    return float(thresholds[key])
+
+
+@metric
+def bacc(
+    threshold: float | None = None, key: str = "faithfulness", calibrate: float | None = None
+) -> Metric:
+    """Balanced accuracy (0-100) of `score >= threshold` against summary-level labels, per
+    subset and averaged over subsets.
+
+    Args:
+        threshold: a fixed threshold; when None, the one the scorer recorded for `key`
+            (the judge's calibration), unless `calibrate` is set.
+        key: the score value this metric is attached to (to find its recorded threshold).
+        calibrate: a fraction in (0, 1): choose the threshold that maximises BACC on that
+            part of the samples (by a stable hash of the sample id, pooled over subsets) and
+            report BACC on the remaining samples only.
+    """
+    if calibrate is not None and not 0.0 < calibrate < 1.0:
+        raise ValueError(f"calibrate must be a fraction in (0, 1), got {calibrate}")
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
-        return _per_subset(scores, statistic)
+        if calibrate is None:
+            return _per_subset(
+                scores,
+                lambda rows: _bacc(
+                    rows,
+                    [
+                        threshold if threshold is not None else recorded_threshold(s, key)
+                        for _, _, s in rows
+                    ],
+                ),
+            )
+        part = {id(s): in_calibration_part(s.sample_id, calibrate) for s in scores}
+        calib = [
+            row for rows in _rows_by_subset(scores).values() for row in rows if part[id(row[2])]
+        ]
+        t = best_threshold([label for label, _, _ in calib], [v for _, v, _ in calib])
+        report = [s for s in scores if not part[id(s)]]
+        return _per_subset(report, lambda rows: _bacc(rows, [t] * len(rows)))
 
     return compute
+
+
+def _bacc(rows: _Rows, thresholds: list[float]) -> float:
+    if any(math.isnan(t) for t in thresholds):
+        return math.nan
+    labels = [label for label, _, _ in rows]
+    predicted = [v >= t for (_, v, _), t in zip(rows, thresholds, strict=True)]
+    return 100.0 * balanced_accuracy(labels, predicted).value
 
 
 @metric
@@ -77,6 +131,8 @@ def auc() -> Metric:
     """ROC AUC of the scores against summary-level labels, per subset and averaged."""
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
-        return _per_subset(scores, roc_auc)
+        return _per_subset(
+            scores, lambda rows: roc_auc([label for label, _, _ in rows], [v for _, v, _ in rows])
+        )
 
     return compute

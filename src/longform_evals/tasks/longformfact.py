@@ -7,8 +7,10 @@
 The summaries are given (no generation); the evaluated model is the faithfulness judge (or
 bind `--model-role grader=...`). Every aggregation (nine AGG_S-of-AGG_D views plus `full`) is
 scored from one support matrix per summary, and reported as balanced accuracy (BACC, 0-100)
-against the human labels at the stated threshold, per subset and averaged over subsets (the
-paper's Tables 3 and 7), with the threshold-free ROC AUC beside it.
+against the human labels, per subset and averaged over subsets (the paper's Tables 3 and 7),
+with the threshold-free ROC AUC beside it. The threshold is the judge's calibrated one (chosen
+on the project's planted set, recorded in each score), a fixed `-T threshold=`, or chosen on a
+part of the data itself (`-T calibrate=0.5`: BACC then covers the other part only).
 """
 
 from __future__ import annotations
@@ -23,8 +25,6 @@ from longform_evals.scorers.meta_evaluation import auc, bacc
 from longform_evals.solvers import given_summary
 from longform_evals.tasks.arguments import comma_list
 
-DEFAULT_THRESHOLD = 0.5
-
 
 @task
 def longformfact(
@@ -32,9 +32,11 @@ def longformfact(
     subsets: str | list[str] | None = None,
     doc_merge: Merge = "max",
     sentence_merge: Merge = "mean",
-    chunking: str = "natural",
+    chunking: str | None = None,
     include_full: bool = True,
-    threshold: float = DEFAULT_THRESHOLD,
+    threshold: float | None = None,
+    calibrate: float | None = None,
+    prompt: str | None = None,
     max_tokens: int = 1,
     on_mismatch: str = "skip",
     prompts_dir: str | None = None,
@@ -47,9 +49,14 @@ def longformfact(
         subsets: subsets to keep (comma-separated or a list); all when omitted.
         doc_merge: AGG_D of the main `faithfulness` value (every aggregation is reported).
         sentence_merge: AGG_S of the main value.
-        chunking: `natural` (one unit per document) or `tokens:N`.
+        chunking: how the judge reads documents: `natural`, `tokens:N` or `words:N`; default:
+            the judge's calibration, else `natural`.
         include_full: also judge each sentence against all documents at once (`full_*`).
-        threshold: a summary is predicted faithful when its score is at or above it.
+        threshold: a summary is predicted faithful when its score is at or above it; default:
+            the judge's calibrated threshold per aggregation, else 0.5.
+        calibrate: a fraction in (0, 1): choose each aggregation's threshold on that part of
+            the samples (stable hash of the id) and report BACC on the rest.
+        prompt: the `faithfulness/` prompt (`judge`, `judge_examples`); default: calibrated.
         max_tokens: judge answer length; 1 reads only yes/no (P(yes) from log-probabilities).
         on_mismatch: `skip` (default) or `raise` for sentence-level records whose sentences
             cannot be aligned with their labels.
@@ -60,9 +67,9 @@ def longformfact(
         samples = load_longformfact(data_dir, names, on_mismatch=on_mismatch)  # type: ignore[arg-type]
     else:
         samples = load_longformfact_remote(names, on_mismatch=on_mismatch)  # type: ignore[arg-type]
-    per_key: list[Metric] = [bacc(threshold), auc()]
     metrics: dict[str, list[Metric]] = {
-        key: per_key for key in ("faithfulness", *AGGREGATIONS, *FULL_AGGREGATIONS)
+        key: [bacc(threshold, key=key, calibrate=calibrate), auc()]
+        for key in ("faithfulness", *AGGREGATIONS, *FULL_AGGREGATIONS)
     }
     metrics["missing_rate"] = [mean()]
     return Task(
@@ -74,6 +81,7 @@ def longformfact(
             chunking=chunking,
             include_full=include_full,
             threshold=threshold,
+            prompt=prompt,
             max_tokens=max_tokens,
             prompts_dir=prompts_dir,
         ),

@@ -96,11 +96,11 @@ def positional_bias(
     strategy: str = "plain",
     orders: bool = True,
     order_names: str | list[str] | None = None,
-    judge_chunking: str = "natural",
+    judge_chunking: str | None = None,
     doc_merge: Merge = "max",
     sentence_merge: Merge = "mean",
-    threshold: float = 0.5,
-    judge_max_tokens: int = 32,
+    threshold: float | None = None,
+    judge_max_tokens: int = 1,
     max_summary_tokens: int = 400,
     temperature: float = 0.5,
     k: int = 3,
@@ -116,12 +116,14 @@ def positional_bias(
         orders: Run every input under each order (needs ``ranking`` or ``reference`` per
             input); ``False`` runs the original order only.
         order_names: Subset of original, top, middle, bottom (comma-separated or a list).
-        judge_chunking: ``natural`` (one judge unit per document; position profiles are
-            per document) or ``tokens:N`` (profiles are then per chunk).
+        judge_chunking: how the judge reads each document (``natural``, ``tokens:N``,
+            ``words:N``; a document's support is the max over its chunks, so profiles stay
+            per document); default: the judge's calibration.
         doc_merge: AGG_D of the reported faithfulness (max, as in the paper).
         sentence_merge: AGG_S of the reported faithfulness (mean).
-        threshold: Support at or above which a sentence counts as supported (profiles).
-        judge_max_tokens: Judge answer length.
+        threshold: Support at or above which a sentence counts as supported (profiles);
+            default: the judge's calibrated sentence threshold, else 0.5.
+        judge_max_tokens: Judge answer length (1: the yes/no word, all P(yes) needs).
         max_summary_tokens: Token limit of each summary.
         temperature: Summarizer sampling temperature.
         k: Calibration strategy: number of permutations.

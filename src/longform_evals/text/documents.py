@@ -1,8 +1,10 @@
 """Chunking of multi-document inputs along document boundaries.
 
 Mode ``"natural"`` keeps each document whole, one unit per document. Mode ``"tokens:N"`` cuts
-each document separately with :func:`~longform_evals.text.chunking.chunk_text` at ``N`` tokens,
-so no chunk ever spans two documents.
+each document separately with :func:`~longform_evals.text.chunking.chunk_text` at ``N`` tokens;
+mode ``"words:N"`` packs whole sentences greedily into chunks of at most ``N`` whitespace words
+(MiniCheck's way of chunking; a longer sentence is a chunk of its own). No chunk ever spans two
+documents, and a document's chunks join back to it exactly in every mode.
 """
 
 from __future__ import annotations
@@ -10,14 +12,18 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 from .chunking import chunk_text
+from .sentences import sentence_spans
 from .tokens import DEFAULT_ENCODING, TokenizerLike, get_tokenizer
 
 __all__ = ["DocChunk", "chunk_documents", "parse_chunk_mode"]
 
-_TOKENS_MODE = re.compile(r"tokens:([1-9][0-9]*)")
-_ACCEPTED = "'natural' or 'tokens:N' with N a positive integer (e.g. 'tokens:1024')"
+_MODE = re.compile(r"(tokens|words):([1-9][0-9]*)")
+_ACCEPTED = (
+    "'natural', 'tokens:N' or 'words:N' with N a positive integer (e.g. 'tokens:1024', 'words:400')"
+)
 
 
 @dataclass(frozen=True)
@@ -42,23 +48,46 @@ class DocChunk:
 
 
 def parse_chunk_mode(mode: str) -> int | None:
-    """Parse a chunking mode string.
+    """Parse a chunking mode string and return its limit.
 
     Args:
-        mode: ``"natural"`` or ``"tokens:N"``.
+        mode: ``"natural"``, ``"tokens:N"`` or ``"words:N"``.
 
     Returns:
-        ``None`` for ``"natural"``, else the token limit ``N``.
+        ``None`` for ``"natural"``, else the limit ``N`` (tokens or words).
 
     Raises:
-        ValueError: If ``mode`` has neither form.
+        ValueError: If ``mode`` has none of these forms.
     """
+    return _parse(mode)[1]
+
+
+def _parse(mode: str) -> tuple[str, int | None]:
     if mode == "natural":
-        return None
-    match = _TOKENS_MODE.fullmatch(mode) if isinstance(mode, str) else None
+        return "natural", None
+    match = _MODE.fullmatch(mode) if isinstance(mode, str) else None
     if match is None:
         raise ValueError(f"unknown chunking mode {mode!r}; expected {_ACCEPTED}")
-    return int(match.group(1))
+    return match.group(1), int(match.group(2))
+
+
+def _word_chunks(doc: str, limit: int) -> list[tuple[int, int]]:
+    """(start, end) of sentence-packed chunks of at most ``limit`` words, covering ``doc``."""
+    spans = sentence_spans(doc)
+    if not spans:
+        return [(0, len(doc))]
+    starts: list[int] = []
+    used = 0
+    for start, end in spans:
+        n = len(doc[start:end].split())
+        if not starts or used + n > limit:
+            starts.append(start)
+            used = 0
+        used += n
+    # Text before the first sentence belongs to the first chunk, text between chunks to the
+    # earlier one, so the chunks tile the document.
+    bounds = [0, *starts[1:], len(doc)]
+    return list(pairwise(bounds))
 
 
 def chunk_documents(
@@ -70,8 +99,9 @@ def chunk_documents(
 
     Args:
         documents: The documents, in order.
-        mode: ``"natural"`` (one chunk per document) or ``"tokens:N"`` (chunks of at most
-            ``N`` tokens, cut by :func:`~longform_evals.text.chunking.chunk_text`).
+        mode: ``"natural"`` (one chunk per document), ``"tokens:N"`` (chunks of at most
+            ``N`` tokens, cut by :func:`~longform_evals.text.chunking.chunk_text`) or
+            ``"words:N"`` (whole sentences packed into chunks of at most ``N`` words).
         tokenizer: Anything :func:`~longform_evals.text.tokens.get_tokenizer` accepts.
 
     Returns:
@@ -82,7 +112,7 @@ def chunk_documents(
         ValueError: If ``mode`` is malformed, ``documents`` is empty, or a document is empty
             or only whitespace.
     """
-    limit = parse_chunk_mode(mode)
+    kind, limit = _parse(mode)
     if isinstance(documents, str):
         raise TypeError("documents must be a sequence of strings, not a single str")
     if len(documents) == 0:
@@ -97,6 +127,11 @@ def chunk_documents(
     for i, doc in enumerate(documents):
         if limit is None:
             out.append(DocChunk(i, 0, doc, tok.count(doc), 0, len(doc)))
+        elif kind == "words":
+            out.extend(
+                DocChunk(i, n, doc[a:b], tok.count(doc[a:b]), a, b)
+                for n, (a, b) in enumerate(_word_chunks(doc, limit))
+            )
         else:
             out.extend(
                 DocChunk(i, c.index, c.text, c.n_tokens, c.start, c.end)

@@ -1,0 +1,66 @@
+"""Balanced accuracy and AUC against human labels, with fixed, recorded or split-calibrated
+thresholds."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from inspect_ai.scorer import SampleScore, Score
+
+from longform_evals.scorers.meta_evaluation import auc, bacc, in_calibration_part
+
+
+def _score(i: int, value: float, label: int, subset: str = "a", t: float = 0.5) -> SampleScore:
+    return SampleScore(
+        sample_id=f"{subset}-{i}",
+        score=Score(value=value, metadata={"thresholds": {"faithfulness": t, "max_min": 0.9}}),
+        sample_metadata={"subset": subset, "label_level": "summary", "labels": label},
+    )
+
+
+SCORES = [
+    _score(0, 0.9, 1),
+    _score(1, 0.6, 1),
+    _score(2, 0.55, 0),
+    _score(3, 0.2, 0),
+    _score(4, 0.8, 1, "b"),
+    _score(5, 0.1, 0, "b"),
+]
+
+
+def test_fixed_threshold_per_subset_and_average() -> None:
+    out = bacc(0.58)(SCORES)  # type: ignore[arg-type]
+    assert out == {"a": 100.0, "b": 100.0, "avg": 100.0}
+    out = bacc(0.5)(SCORES)  # type: ignore[arg-type]
+    assert out["a"] == 75.0 and out["avg"] == 87.5
+
+
+def test_recorded_thresholds_are_read_per_key() -> None:
+    assert bacc()(SCORES)["a"] == 75.0  # type: ignore[arg-type,index]
+    # max_min records 0.9: only the 0.9 summary is predicted faithful in subset a.
+    assert bacc(key="max_min")(SCORES)["a"] == 75.0  # type: ignore[arg-type,index]
+    assert bacc(key="max_min")(SCORES)["b"] == 50.0  # type: ignore[arg-type,index]
+
+
+def test_missing_recorded_threshold_is_a_clear_error() -> None:
+    with pytest.raises(ValueError, match="records no threshold for 'min_max'"):
+        bacc(key="min_max")(SCORES)  # type: ignore[arg-type]
+
+
+def test_calibrate_on_a_split_reports_the_rest_only() -> None:
+    many = [_score(i, (i % 10) / 10, int(i % 10 >= 6), "a") for i in range(200)]
+    out = bacc(calibrate=0.5)(many)  # type: ignore[arg-type]
+    assert out["a"] == 100.0  # perfectly separable at 0.55-0.6, found on the other half
+    part = [in_calibration_part(s.sample_id, 0.5) for s in many]
+    assert 60 < sum(part) < 140  # about half, and the same every time
+    assert part == [in_calibration_part(s.sample_id, 0.5) for s in many]
+    with pytest.raises(ValueError, match="fraction"):
+        bacc(calibrate=1.0)
+
+
+def test_auc_per_subset() -> None:
+    out = auc()(SCORES)  # type: ignore[arg-type]
+    assert out["a"] == 1.0 and out["b"] == 1.0
+    single = auc()([_score(0, 0.3, 1)])  # type: ignore[arg-type]
+    assert math.isnan(single["a"])  # type: ignore[index]
