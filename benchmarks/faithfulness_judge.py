@@ -37,7 +37,7 @@ import numpy as np
 from inspect_ai.model import Model, get_model
 
 from longform_evals.analysis.agreement import balanced_accuracy, best_threshold, roc_auc
-from longform_evals.data.faithfulness import load_planted_support
+from longform_evals.data.planted_support import load_planted_support
 from longform_evals.data.longformfact import load_longformfact
 from longform_evals.judges.faithfulness import FaithfulnessSettings, support_rows
 from longform_evals.judges.faithfulness_calibration import SUMMARY_AGGREGATIONS, joined_documents

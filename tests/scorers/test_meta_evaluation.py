@@ -8,7 +8,7 @@ import math
 import pytest
 from inspect_ai.scorer import SampleScore, Score
 
-from longform_evals.scorers.meta_evaluation import auc, bacc, in_calibration_part
+from longform_evals.scorers.meta_evaluation import auc, bacc, bacc_by_order, in_calibration_part
 
 
 def _score(i: int, value: float, label: int, subset: str = "a", t: float = 0.5) -> SampleScore:
@@ -64,3 +64,20 @@ def test_auc_per_subset() -> None:
     assert out["a"] == 1.0 and out["b"] == 1.0
     single = auc()([_score(0, 0.3, 1)])  # type: ignore[arg-type]
     assert math.isnan(single["a"])  # type: ignore[index]
+
+
+def test_bacc_by_order_and_sensitivity() -> None:
+    def ordered(i: int, value: float, label: int, order: str) -> SampleScore:
+        s = _score(i, value, label, t=0.5)
+        assert s.sample_metadata is not None
+        s.sample_metadata["order_name"] = order
+        return s
+
+    scores = [
+        ordered(0, 0.9, 1, "top"),
+        ordered(1, 0.1, 0, "top"),
+        ordered(2, 0.4, 1, "bottom"),  # missed under the bottom order
+        ordered(3, 0.1, 0, "bottom"),
+    ]
+    out = bacc_by_order()(scores)  # type: ignore[arg-type]
+    assert out == {"top": 100.0, "bottom": 50.0, "sensitivity": 50.0}

@@ -39,3 +39,24 @@ def test_longformfact_reports_bacc_for_every_aggregation(shared_data: Path, tmp_
 def test_subset_filter(shared_data: Path) -> None:
     task = longformfact(data_dir=str(shared_data / "longformfact"), subsets="qmsum,multinews")
     assert len(task.dataset) == 8
+
+
+def test_orders_score_multi_document_summaries_under_each_order(
+    shared_data: Path, tmp_path: Path
+) -> None:
+    task = longformfact(data_dir=str(shared_data / "longformfact"), orders="original,top,bottom")
+    # Only the multi-document records (multinews, pubmed: 6 of 12), each under 3 orders.
+    assert len(task.dataset) == 18
+    judge = get_model(
+        "scripted/lff",
+        rules=[{"pattern": "Statement:", "response": "Yes.", "top_logprobs": YES}],
+        memoize=False,
+    )
+    [log] = inspect_eval(task, model=judge, log_dir=str(tmp_path))
+    assert log.status == "success", log.error
+    assert log.results is not None
+    metrics = {s.name: s.metrics for s in log.results.scores}["max_mean"]
+    for name in ("original", "top", "bottom", "sensitivity"):
+        assert f"longform_evals/bacc_by_order_{name}" in metrics
+    # A constant judge cannot depend on order.
+    assert metrics["longform_evals/bacc_by_order_sensitivity"].value == 0.0

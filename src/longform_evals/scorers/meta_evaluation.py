@@ -20,6 +20,7 @@ from typing import Any
 from inspect_ai.scorer import Metric, SampleScore, metric, value_to_float
 
 from longform_evals.analysis.agreement import balanced_accuracy, best_threshold, roc_auc
+from longform_evals.analysis.ordering import ORDER_NAMES, sensitivity
 
 _to_float = value_to_float()
 
@@ -97,16 +98,7 @@ def bacc(
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
         if calibrate is None:
-            return _per_subset(
-                scores,
-                lambda rows: _bacc(
-                    rows,
-                    [
-                        threshold if threshold is not None else recorded_threshold(s, key)
-                        for _, _, s in rows
-                    ],
-                ),
-            )
+            return _bacc_fixed(scores, threshold, key)
         part = {id(s): in_calibration_part(s.sample_id, calibrate) for s in scores}
         calib = [
             row for rows in _rows_by_subset(scores).values() for row in rows if part[id(row[2])]
@@ -118,12 +110,47 @@ def bacc(
     return compute
 
 
+def _bacc_fixed(scores: list[SampleScore], threshold: float | None, key: str) -> dict[str, float]:
+    """BACC per subset and averaged, at a fixed threshold or the recorded ones."""
+    return _per_subset(
+        scores,
+        lambda rows: _bacc(
+            rows,
+            [
+                threshold if threshold is not None else recorded_threshold(s, key)
+                for _, _, s in rows
+            ],
+        ),
+    )
+
+
 def _bacc(rows: _Rows, thresholds: list[float]) -> float:
     if any(math.isnan(t) for t in thresholds):
         return math.nan
     labels = [label for label, _, _ in rows]
     predicted = [v >= t for (_, v, _), t in zip(rows, thresholds, strict=True)]
     return 100.0 * balanced_accuracy(labels, predicted).value
+
+
+@metric
+def bacc_by_order(threshold: float | None = None, key: str = "faithfulness") -> Metric:
+    """Average BACC over subsets under each document order (papers/003, Table 4), and the
+    `sensitivity` (max - min over orders). Orders come from `sample_metadata["order_name"]`
+    (:func:`~longform_evals.analysis.ordering.expand_orders`); thresholds as :func:`bacc`."""
+
+    def compute(scores: list[SampleScore]) -> dict[str, float]:
+        groups: dict[str, list[SampleScore]] = {}
+        for s in scores:
+            name = str((s.sample_metadata or {}).get("order_name", "original"))
+            groups.setdefault(name, []).append(s)
+        names = [n for n in ORDER_NAMES if n in groups] + sorted(set(groups) - set(ORDER_NAMES))
+        out: dict[str, float] = {}
+        for name in names:
+            out[name] = _bacc_fixed(groups[name], threshold, key)["avg"]
+        out["sensitivity"] = sensitivity(out) if out else math.nan
+        return out
+
+    return compute
 
 
 @metric

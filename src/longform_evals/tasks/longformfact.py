@@ -19,9 +19,10 @@ from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset
 from inspect_ai.scorer import Metric, mean
 
+from longform_evals.analysis.ordering import expand_orders
 from longform_evals.data.longformfact import load_longformfact, load_longformfact_remote
 from longform_evals.scorers.faithfulness import AGGREGATIONS, FULL_AGGREGATIONS, Merge, faithfulness
-from longform_evals.scorers.meta_evaluation import auc, bacc
+from longform_evals.scorers.meta_evaluation import auc, bacc, bacc_by_order
 from longform_evals.solvers import given_summary
 from longform_evals.tasks.arguments import comma_list
 
@@ -37,6 +38,7 @@ def longformfact(
     threshold: float | None = None,
     calibrate: float | None = None,
     prompt: str | None = None,
+    orders: str | list[str] | None = None,
     max_tokens: int = 1,
     on_mismatch: str = "skip",
     prompts_dir: str | None = None,
@@ -57,6 +59,11 @@ def longformfact(
         calibrate: a fraction in (0, 1): choose each aggregation's threshold on that part of
             the samples (stable hash of the id) and report BACC on the rest.
         prompt: the `faithfulness/` prompt (`judge`, `judge_examples`); default: calibrated.
+        orders: document orders to score every multi-document summary under (any of
+            original, top, middle, bottom; the most important document is the one the record
+            ranks first, else the one most similar to the summary), for the metric-side order
+            experiment (papers/003, Table 4): BACC per order and its sensitivity are added.
+            Single-document records are left out in this mode (order cannot matter).
         max_tokens: judge answer length; 1 reads only yes/no (P(yes) from log-probabilities).
         on_mismatch: `skip` (default) or `raise` for sentence-level records whose sentences
             cannot be aligned with their labels.
@@ -67,8 +74,18 @@ def longformfact(
         samples = load_longformfact(data_dir, names, on_mismatch=on_mismatch)  # type: ignore[arg-type]
     else:
         samples = load_longformfact_remote(names, on_mismatch=on_mismatch)  # type: ignore[arg-type]
+    order_names = comma_list(orders)
+    if order_names:
+        multi = [s for s in samples if len((s.metadata or {}).get("documents") or []) > 1]
+        if not multi:
+            raise ValueError("orders needs multi-document records; the selection has none")
+        samples = expand_orders(multi, order_names, reference_key="summary")
     metrics: dict[str, list[Metric]] = {
-        key: [bacc(threshold, key=key, calibrate=calibrate), auc()]
+        key: [
+            bacc(threshold, key=key, calibrate=calibrate),
+            auc(),
+            *([bacc_by_order(threshold, key=key)] if order_names else []),
+        ]
         for key in ("faithfulness", *AGGREGATIONS, *FULL_AGGREGATIONS)
     }
     metrics["missing_rate"] = [mean()]
