@@ -37,12 +37,12 @@ import numpy as np
 from inspect_ai.model import Model, get_model
 
 from longform_evals.analysis.agreement import balanced_accuracy, best_threshold, roc_auc
-from longform_evals.data.planted_support import load_planted_support
 from longform_evals.data.longformfact import load_longformfact
+from longform_evals.data.planted_support import load_planted_support
 from longform_evals.judges.faithfulness import FaithfulnessSettings, support_rows
-from longform_evals.judges.faithfulness_calibration import SUMMARY_AGGREGATIONS, joined_documents
+from longform_evals.judges.faithfulness_calibration import SUMMARY_AGGREGATIONS
 from longform_evals.scorers.meta_evaluation import summary_label
-from longform_evals.text import chunk_documents
+from longform_evals.text import chunk_documents, join_documents
 
 
 @dataclass
@@ -93,7 +93,7 @@ def longformfact_items(path: str) -> list[Item]:
 
 def units_of(documents: list[str], chunking: str) -> list[str]:
     if chunking == "full":
-        return [joined_documents(documents)]
+        return [join_documents(documents)]
     return [u.text for u in chunk_documents(documents, chunking)]
 
 

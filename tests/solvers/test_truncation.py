@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from longform_evals.solvers import truncate_to_budget
-from longform_evals.solvers.truncation import OMISSION_MARK
+from longform_evals.solvers.truncation import OMISSION_MARK, document_shares, fit_documents
 from longform_evals.text import count_tokens
 
 DOC = "\n".join(f"Line {i:03d} of the book. Émile paid 5 €." for i in range(200))
@@ -60,3 +62,32 @@ def test_bad_arguments() -> None:
         truncate_to_budget(DOC, 10, "start")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="budget"):
         truncate_to_budget(DOC, -1)
+
+
+@given(
+    st.lists(st.integers(min_value=0, max_value=500), min_size=1, max_size=8),
+    st.integers(min_value=0, max_value=1500),
+)
+def test_document_shares_are_fair_and_within_budget(lengths: list[int], budget: int) -> None:
+    shares = document_shares(lengths, budget)
+    assert sum(shares) <= budget
+    assert all(0 <= s <= n for s, n in zip(shares, lengths, strict=True))
+    if sum(lengths) <= budget:
+        assert shares == lengths
+    else:
+        # Every cut document gets at least as much as any other document gets (within 1).
+        cut = [s for s, n in zip(shares, lengths, strict=True) if s < n]
+        assert cut and max(shares) - min(cut) <= 1
+        assert sum(shares) >= budget - len(lengths)
+
+
+def test_fit_documents_cuts_long_documents_only() -> None:
+    short, long_a, long_b = "A short note.", "alpha " * 300, "beta " * 300
+    kept, dropped = fit_documents([long_a, short, long_b], 200)
+    assert kept[1] == short and dropped[1] == 0
+    assert dropped[0] > 0 and dropped[2] > 0
+    assert sum(count_tokens(k) for k in kept) <= 200
+    assert long_a.startswith(kept[0]) and long_b.startswith(kept[2])
+    assert fit_documents([short], 100) == ([short], [0])
+    with pytest.raises(ValueError, match="budget"):
+        document_shares([1, 2], -1)

@@ -192,3 +192,22 @@ def test_plotting_a_log_without_position_metrics_is_a_clear_error(tmp_path: Path
     )
     with pytest.raises(ValueError, match="no position_profile metric"):
         position_curve(log)
+
+
+def test_documents_are_cut_fairly_to_the_context_window(tmp_path: Path) -> None:
+    long_docs = [f"Document about topic {i}. " + "More detail here. " * 150 for i in range(3)]
+    path = tmp_path / "long.jsonl"
+    path.write_text(json.dumps({"id": "l", "documents": long_docs}) + "\n", encoding="utf-8")
+    task = positional_bias(data=str(path), orders=False, context_window=900, max_summary_tokens=100)
+    prompts: list[str] = []
+    [log] = inspect_eval(task, model=_model(prompts), log_dir=str(tmp_path / "logs"))
+    assert log.status == "success", log.error
+    assert log.samples
+    meta = log.samples[0].metadata
+    [cut] = meta["multidoc"]["truncation"]
+    assert cut["call"] == "full" and len(cut["dropped_tokens"]) == 3
+    assert max(cut["dropped_tokens"]) - min(cut["dropped_tokens"]) <= 1  # fair shares
+    assert meta["summary_stats"]["truncated_tokens"] == sum(cut["dropped_tokens"])
+    assert all(f"Document {i}:\nDocument about topic {i - 1}." in prompts[0] for i in (1, 2, 3))
+    with pytest.raises(ValueError, match="leaves no room"):
+        positional_bias(data=str(path), orders=False, context_window=150, max_summary_tokens=100)

@@ -11,7 +11,6 @@ defaults (prompt `judge`, natural documents, threshold 0.5), and scores say so.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
@@ -25,11 +24,6 @@ SUMMARY_AGGREGATIONS: tuple[str, ...] = tuple(f"{d}_{s}" for d, s in product(MER
 """AGG_D-then-AGG_S aggregations, named `<doc merge>_<sentence merge>`."""
 
 NEUTRAL_THRESHOLD = 0.5
-
-
-def joined_documents(documents: Sequence[str]) -> str:
-    """All documents as one numbered text (the `full` mode's single unit)."""
-    return "\n\n".join(f"Document {n + 1}:\n{d}" for n, d in enumerate(documents))
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,6 @@ from longform_evals.judges.faithfulness import (
 )
 from longform_evals.judges.faithfulness_calibration import (
     JudgeCalibration,
-    joined_documents,
     load_calibration,
 )
 from longform_evals.judges.minicheck import (
@@ -37,7 +36,7 @@ from longform_evals.judges.minicheck import (
     minicheck_judge,
     minicheck_support_rows,
 )
-from longform_evals.text import chunk_documents, parse_chunk_mode, split_sentences
+from longform_evals.text import chunk_documents, join_documents, parse_chunk_mode, split_sentences
 
 Merge = Literal["max", "mean", "min"]
 MERGES: tuple[Merge, ...] = ("max", "mean", "min")
@@ -222,7 +221,7 @@ def faithfulness(
         rows = _doc_rows(unit_rows, [u.doc_index for u in units], len(kept))
         full_rows: list[list[SupportJudgement]] | None = None
         if include_full:
-            full_rows = await judge_rows([joined_documents([documents[i] for i in kept])])
+            full_rows = await judge_rows([join_documents([documents[i] for i in kept])])
         full = _values(full_rows)[0] if full_rows else None
         matrix = SupportMatrix.from_rows(rows, full=full)
         aggregations = matrix.all_aggregations()

@@ -17,7 +17,11 @@ One solver, :func:`multidoc_summary`, with a ``strategy``:
 The units are whole documents (the paper's natural boundaries), not token chunks, so the
 BooookScore solvers (which chunk one long text and use story prompts) are not reused; the
 call, retry and trace machinery (:class:`~longform_evals.solvers.recording.SummaryRun`) is.
-Nothing is truncated: documents that do not fit the model's window fail the call.
+Documents that do not fit ``context_window`` (with the prompt and the summary's tokens) are
+cut at their ends, the budget shared fairly among them (short documents whole, the rest an
+equal share each), so truncation never favours one position; the tokens dropped are counted in
+``summary_stats["truncated_tokens"]`` and listed per call in ``metadata["multidoc"]
+["truncation"]``.
 
 Documents come from ``metadata["documents"]`` (else ``metadata["document"]`` or the input as
 one document). The summary goes to ``state.output`` and ``metadata["summary"]``; every
@@ -38,9 +42,10 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import collect
 
 from longform_evals.prompts import PromptTemplate, load_prompt
-from longform_evals.solvers.limits import word_limit
+from longform_evals.solvers.limits import SAFETY_TOKENS, word_limit
 from longform_evals.solvers.recording import Outcome, SummaryRun, document_of
-from longform_evals.text import TokenizerLike
+from longform_evals.solvers.truncation import fit_documents
+from longform_evals.text import TokenizerLike, get_tokenizer, join_documents
 
 __all__ = [
     "MULTIDOC_STRATEGIES",
@@ -64,11 +69,6 @@ MultidocStrategy = Literal[
 MULTIDOC_STRATEGIES: tuple[str, ...] = get_args(MultidocStrategy)
 
 _LABEL = re.compile(r"^\s*(?:revised\s+)?summary\s*:\s*", re.IGNORECASE)
-
-
-def join_documents(documents: Sequence[str]) -> str:
-    """Lay out documents for a prompt: ``Document i:`` headers (from 1), blank-line separated."""
-    return "\n\n".join(f"Document {i}:\n{d}" for i, d in enumerate(documents, start=1))
 
 
 def _join_summaries(summaries: Sequence[str]) -> str:
@@ -117,6 +117,7 @@ def _strip_label(text: str) -> str:
 def multidoc_summary(
     strategy: str = "plain",
     max_summary_tokens: int = 400,
+    context_window: int = 8192,
     temperature: float = 0.5,
     max_tries: int = 3,
     k: int = 3,
@@ -130,6 +131,8 @@ def multidoc_summary(
         strategy: One of :data:`MULTIDOC_STRATEGIES` (see the module docstring).
         max_summary_tokens: Token limit of every summary (intermediate and final); prompts
             ask for 0.65 times as many words.
+        context_window: Tokens the model can read and write in one call; documents are cut
+            to fit (see the module docstring).
         temperature: Sampling temperature of every call.
         max_tries: Tries for a summary that is empty, too long or unfinished.
         k: Calibration only: number of document orders summarized before combining.
@@ -142,7 +145,8 @@ def multidoc_summary(
         A solver that puts the summary in ``state.output`` and ``metadata["summary"]``.
 
     Raises:
-        ValueError: On an unknown strategy or ``k < 1``.
+        ValueError: On an unknown strategy, ``k < 1``, or a window too small for the prompt
+            and the summary.
     """
     if strategy not in MULTIDOC_STRATEGIES:
         raise ValueError(
@@ -159,10 +163,36 @@ def multidoc_summary(
     update_prompt = load_prompt("multidoc", "update", prompts_dir)
     combine_prompt = load_prompt("multidoc", "combine", prompts_dir)
     limit = word_limit(max_summary_tokens)
+    count = get_tokenizer(tokenizer).count
+    room = context_window - max_summary_tokens - SAFETY_TOKENS
+    overheads = {
+        "full": count(full.render(n_docs=99, documents="", focus=focus, word_limit=limit)),
+        "document": count(document_prompt.render(text="", word_limit=limit)),
+        "update": count(update_prompt.render(summary="", text="", word_limit=limit)),
+    }
+    if room - max(overheads.values()) <= 0:
+        raise ValueError(
+            f"context_window={context_window} leaves no room for documents after the prompt "
+            f"({max(overheads.values())} tokens) and max_summary_tokens={max_summary_tokens}"
+        )
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         documents = sample_documents_of(state)
-        run = SummaryRun(state, f"multidoc_{strategy}", tokenizer, ("documents",))
+        run = SummaryRun(
+            state, f"multidoc_{strategy}", tokenizer, ("documents", "truncated_tokens")
+        )
+        cuts: list[dict[str, Any]] = []
+
+        def fit(call: str, docs: Sequence[str], budget: int) -> list[str]:
+            """The documents cut to `budget` tokens together, the cut recorded."""
+            if len(docs) > 1:  # the "Document i:" headers take room too
+                budget -= count(join_documents([""] * len(docs)))
+            kept, dropped = fit_documents(list(docs), max(0, budget), run.tokenizer)
+            if any(dropped):
+                run.stats["truncated_tokens"] = int(run.stats["truncated_tokens"]) + sum(dropped)
+                cuts.append({"call": call, "dropped_tokens": dropped})
+            return kept
+
         run.stats["documents"] = len(documents)
         info: dict[str, Any] = {"strategy": strategy, "n_docs": len(documents)}
         state.metadata["multidoc"] = info
@@ -180,15 +210,17 @@ def multidoc_summary(
             return outcome
 
         def full_render(docs: Sequence[str]) -> Callable[[int], str]:
-            text = join_documents(docs)
+            text = join_documents(fit("full", docs, room - overheads["full"]))
             return lambda w: full.render(
                 n_docs=len(docs), documents=text, focus=focus, word_limit=w
             )
 
         def doc_render(text: str) -> Callable[[int], str]:
+            [text] = fit("document", [text], room - overheads["document"])
             return lambda w: document_prompt.render(text=text, word_limit=w)
 
         def update_render(current: str, text: str) -> Callable[[int], str]:
+            [text] = fit("update", [text], room - overheads["update"] - count(current))
             return lambda w: update_prompt.render(summary=current, text=text, word_limit=w)
 
         def list_render(template: PromptTemplate, parts: Sequence[str]) -> Callable[[int], str]:
@@ -250,6 +282,8 @@ def multidoc_summary(
                 outcome = await call(list_render(combine_prompt, [o.text for o in outcomes]))
                 run.record("merge", 1, 0, outcome)
                 summary = outcome.text
+        if cuts:
+            info["truncation"] = cuts
         run.finish(summary)
         return state
 

@@ -7,7 +7,14 @@ from typing import Literal, TypeAlias
 
 from longform_evals.text import Tokenizer, TokenizerLike, get_tokenizer
 
-__all__ = ["OMISSION_MARK", "Truncated", "TruncationPolicy", "truncate_to_budget"]
+__all__ = [
+    "OMISSION_MARK",
+    "Truncated",
+    "TruncationPolicy",
+    "document_shares",
+    "fit_documents",
+    "truncate_to_budget",
+]
 
 TruncationPolicy: TypeAlias = Literal["first", "last", "middle"]
 """``first`` keeps the beginning, ``last`` the end, ``middle`` the beginning and the end."""
@@ -116,3 +123,47 @@ def truncate_to_budget(
                 break
             room -= 1
     return Truncated(kept, True, n, len(ids) - n, policy)
+
+
+def document_shares(lengths: list[int], budget: int) -> list[int]:
+    """Token allowance per document when they must share ``budget`` fairly.
+
+    Water-filling: documents shorter than an equal share keep all their tokens and the rest
+    of the budget is split evenly among the longer ones, so no position (top, middle, bottom)
+    loses more than another; the allowances never add up to more than ``budget``.
+
+    Raises:
+        ValueError: If ``budget`` is negative or a length is negative.
+    """
+    if budget < 0 or any(n < 0 for n in lengths):
+        raise ValueError(f"budget and lengths must be >= 0, got {budget} and {lengths}")
+    shares = [0] * len(lengths)
+    left, open_docs = budget, sorted(range(len(lengths)), key=lambda i: lengths[i])
+    while open_docs:
+        even = left // len(open_docs)
+        i = open_docs[0]
+        if lengths[i] <= even:
+            shares[i] = lengths[i]
+            left -= lengths[i]
+            open_docs.pop(0)
+            continue
+        extra = left - even * len(open_docs)
+        for n, j in enumerate(open_docs):
+            shares[j] = even + (1 if n < extra else 0)
+        break
+    return shares
+
+
+def fit_documents(
+    documents: list[str], budget: int, tokenizer: TokenizerLike = "cl100k_base"
+) -> tuple[list[str], list[int]]:
+    """Cut each document's end so that together they take at most ``budget`` tokens, sharing
+    the budget fairly (:func:`document_shares`). Returns the texts and the dropped tokens per
+    document (all zero when everything fits)."""
+    tok = get_tokenizer(tokenizer)
+    lengths = [tok.count(d) for d in documents]
+    if sum(lengths) <= budget:
+        return list(documents), [0] * len(documents)
+    shares = document_shares(lengths, budget)
+    cuts = [truncate_to_budget(d, s, "first", tok) for d, s in zip(documents, shares, strict=True)]
+    return [c.text for c in cuts], [c.dropped_tokens for c in cuts]

@@ -102,6 +102,7 @@ def positional_bias(
     threshold: float | None = None,
     judge_max_tokens: int = 1,
     max_summary_tokens: int = 400,
+    context_window: int = 8192,
     temperature: float = 0.5,
     k: int = 3,
     seed: int = 0,
@@ -125,6 +126,7 @@ def positional_bias(
             default: the judge's calibrated sentence threshold, else 0.5.
         judge_max_tokens: Judge answer length (1: the yes/no word, all P(yes) needs).
         max_summary_tokens: Token limit of each summary.
+        context_window: The summarizer's window; documents are cut fairly to fit it.
         temperature: Summarizer sampling temperature.
         k: Calibration strategy: number of permutations.
         seed: Calibration strategy: permutation seed.
@@ -147,6 +149,7 @@ def positional_bias(
         solver=multidoc_summary(
             strategy=strategy,
             max_summary_tokens=max_summary_tokens,
+            context_window=context_window,
             temperature=temperature,
             k=k,
             seed=seed,

@@ -4,7 +4,7 @@ Everything here works offline and has no model dependency.
 """
 
 from .chunking import Chunk, chunk_text
-from .documents import DocChunk, chunk_documents, parse_chunk_mode
+from .documents import DocChunk, chunk_documents, join_documents, parse_chunk_mode
 from .ngrams import novel_trigram_pct, repeated_trigram_pct, trigrams, words
 from .sentences import sentence_spans, split_sentences
 from .tokens import (
@@ -29,6 +29,7 @@ __all__ = [
     "count_many",
     "count_tokens",
     "get_tokenizer",
+    "join_documents",
     "novel_trigram_pct",
     "parse_chunk_mode",
     "repeated_trigram_pct",

@@ -18,7 +18,7 @@ from .chunking import chunk_text
 from .sentences import sentence_spans
 from .tokens import DEFAULT_ENCODING, TokenizerLike, get_tokenizer
 
-__all__ = ["DocChunk", "chunk_documents", "parse_chunk_mode"]
+__all__ = ["DocChunk", "chunk_documents", "join_documents", "parse_chunk_mode"]
 
 _MODE = re.compile(r"(tokens|words):([1-9][0-9]*)")
 _ACCEPTED = (
@@ -138,3 +138,12 @@ def chunk_documents(
                 for c in chunk_text(doc, limit, tok)
             )
     return out
+
+
+def join_documents(documents: Sequence[str]) -> str:
+    """Lay out documents as one text: ``Document i:`` headers (from 1), blank-line separated.
+
+    The layout of every prompt that shows several documents at once (summarizers and the
+    faithfulness judge's ``full`` mode).
+    """
+    return "\n\n".join(f"Document {i}:\n{d}" for i, d in enumerate(documents, start=1))
