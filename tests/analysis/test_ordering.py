@@ -14,6 +14,7 @@ from longform_evals.analysis.ordering import (
     ORDER_NAMES,
     cosine,
     expand_orders,
+    expand_prefixes,
     importance_ranking,
     lexical_similarity,
     perturbations,
@@ -192,3 +193,17 @@ def test_position_profile() -> None:
     assert result == {"pos_1": 0.5, "pos_2": 1.0, "pos_3": 0.5}
     only_middle = _apply(position_profile(order="middle"), scores)
     assert only_middle == {"pos_1": 0.0, "pos_2": 1.0}
+
+
+def test_expand_prefixes_grows_the_document_list() -> None:
+    sample = Sample(
+        id="x", input="i", metadata={"documents": ["a", "b", "c"], "ranking": [2, 0, 1]}
+    )
+    out = expand_prefixes([sample])
+    assert [s.id for s in out] == ["x+1", "x+2", "x+3"]
+    assert [s.metadata["documents"] for s in out] == [["a"], ["a", "b"], ["a", "b", "c"]]  # type: ignore[index]
+    assert [s.metadata["ranking"] for s in out] == [[0], [0, 1], [2, 0, 1]]  # type: ignore[index]
+    assert sample.metadata == {"documents": ["a", "b", "c"], "ranking": [2, 0, 1]}
+    assert [s.id for s in expand_prefixes([sample], min_docs=3)] == ["x+3"]
+    with pytest.raises(ValueError, match="no metadata"):
+        expand_prefixes([Sample(id="e", input="i")])

@@ -211,3 +211,17 @@ def test_documents_are_cut_fairly_to_the_context_window(tmp_path: Path) -> None:
     assert all(f"Document {i}:\nDocument about topic {i - 1}." in prompts[0] for i in (1, 2, 3))
     with pytest.raises(ValueError, match="leaves no room"):
         positional_bias(data=str(path), orders=False, context_window=150, max_summary_tokens=100)
+
+
+def test_growing_inputs_report_faithfulness_per_document_count(tmp_path: Path) -> None:
+    prompts: list[str] = []
+    log = _run(tmp_path, prompts, growing=True)
+    assert log.samples and [s.id for s in log.samples][:3] == ["r+1", "r+2", "r+3"]
+    assert [len(s.metadata["documents"]) for s in log.samples[:3]] == [1, 2, 3]
+    assert log.samples[1].metadata["ranking"] == [1, 0]  # restricted to the kept documents
+    metrics = _metrics(log)
+    # The lead-biased summarizer copies document 1 and adds a hallucination: half faithful
+    # at every size (the bridge document is never first).
+    assert {"docs_1", "docs_2", "docs_3"} <= set(metrics)
+    assert metrics["docs_3"] == pytest.approx(0.5)
+    assert "sensitivity" not in metrics

@@ -4,6 +4,7 @@ from longform_evals.analysis._reduce import MERGES, Merge
 from longform_evals.analysis.ordering import (
     ORDER_NAMES,
     expand_orders,
+    expand_prefixes,
     importance_ranking,
     lexical_similarity,
     perturbations,
@@ -30,6 +31,7 @@ __all__ = [
     "best_support",
     "decide",
     "expand_orders",
+    "expand_prefixes",
     "importance_ranking",
     "lexical_similarity",
     "perturbations",

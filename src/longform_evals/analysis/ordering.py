@@ -263,3 +263,33 @@ def expand_orders(
                 meta["document"] = "\n\n".join(meta["documents"])
             out.append(sample.model_copy(update={"id": f"{base_id}@{name}", "metadata": meta}))
     return out
+
+
+def expand_prefixes(samples: Iterable[Sample], min_docs: int = 1) -> list[Sample]:
+    """One sample per growing prefix of the documents: the first 1, 2, ..., n documents
+    (papers/003, §4.4: how faithfulness changes as documents are added).
+
+    Each new sample has id ``"<id>+<k>"``, ``documents`` cut to the first ``k``, and in its
+    metadata ``n_documents`` (k), ``source_id`` and, when the sample had a ``ranking``, the
+    ranking restricted to the kept documents. The input samples are not changed.
+
+    Raises:
+        ValueError: On a sample without documents, or ``min_docs < 1``.
+    """
+    if min_docs < 1:
+        raise ValueError(f"min_docs must be >= 1, got {min_docs}")
+    out: list[Sample] = []
+    for n, sample in enumerate(samples):
+        metadata: dict[str, Any] = dict(sample.metadata or {})
+        documents = metadata.get("documents")
+        if not isinstance(documents, list) or not documents:
+            raise ValueError(f"sample {sample.id!r} has no metadata['documents'] to grow")
+        base_id = sample.id if sample.id is not None else n + 1
+        for k in range(min_docs, len(documents) + 1):
+            meta = dict(metadata, documents=list(documents[:k]), n_documents=k, source_id=base_id)
+            if metadata.get("ranking") is not None:
+                meta["ranking"] = [int(i) for i in metadata["ranking"] if int(i) < k]
+            if isinstance(metadata.get("document"), str):
+                meta["document"] = "\n\n".join(str(d) for d in meta["documents"])
+            out.append(sample.model_copy(update={"id": f"{base_id}+{k}", "metadata": meta}))
+    return out

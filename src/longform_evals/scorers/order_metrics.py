@@ -4,6 +4,9 @@
   ``sample_metadata["order_name"]``, set by
   :func:`~longform_evals.analysis.ordering.expand_orders`) and their max - min, the
   ``sensitivity``;
+* :func:`by_document_count`: the mean score per number of input documents (§4.4, from
+  ``sample_metadata["n_documents"]``, set by
+  :func:`~longform_evals.analysis.ordering.expand_prefixes`);
 * :func:`position_profile`: the mean per-position faithfulness (``score.metadata
   ["position_faithfulness"]`` of the faithfulness scorer), position by position.
 
@@ -19,7 +22,7 @@ from inspect_ai.scorer import Metric, SampleScore, Value, metric
 
 from longform_evals.analysis.ordering import ORDER_NAMES, sensitivity
 
-__all__ = ["order_means", "position_profile"]
+__all__ = ["by_document_count", "order_means", "position_profile"]
 
 _UNORDERED = "original"
 
@@ -94,6 +97,34 @@ def position_profile(order: str | None = None) -> Metric:
         return {
             f"pos_{i + 1}": (sums[i] / counts[i] if counts[i] else math.nan)
             for i in range(len(sums))
+        }
+
+    return compute
+
+
+@metric
+def by_document_count() -> Metric:
+    """Mean score per number of input documents: ``{"docs_1": .., "docs_2": .., ...}``.
+
+    Samples without ``n_documents`` in their metadata count by their ``documents`` list
+    length. NaN and non-numeric values are ignored.
+    """
+
+    def compute(scores: list[SampleScore]) -> Value:
+        groups: dict[int, list[float]] = defaultdict(list)
+        for s in scores:
+            meta = s.sample_metadata or {}
+            k = meta.get("n_documents")
+            if not isinstance(k, int):
+                k = len(meta.get("documents") or [])
+            v = _number(s.score.value)
+            if v is not None:
+                groups[k].append(v)
+            else:
+                groups.setdefault(k, [])
+        return {
+            f"docs_{k}": (sum(groups[k]) / len(groups[k]) if groups[k] else math.nan)
+            for k in sorted(groups)
         }
 
     return compute

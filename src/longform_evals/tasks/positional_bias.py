@@ -20,10 +20,14 @@ from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.scorer import Metric, mean, stderr
 
-from longform_evals.analysis.ordering import ORDER_NAMES, expand_orders
+from longform_evals.analysis.ordering import ORDER_NAMES, expand_orders, expand_prefixes
 from longform_evals.data.jsonl import jsonl_records
 from longform_evals.scorers.faithfulness import Merge, faithfulness
-from longform_evals.scorers.order_metrics import order_means, position_profile
+from longform_evals.scorers.order_metrics import (
+    by_document_count,
+    order_means,
+    position_profile,
+)
 from longform_evals.solvers.multidoc import MULTIDOC_STRATEGIES, multidoc_summary
 from longform_evals.tasks.arguments import comma_list
 
@@ -96,6 +100,7 @@ def positional_bias(
     strategy: str = "plain",
     orders: bool = True,
     order_names: str | list[str] | None = None,
+    growing: bool = False,
     judge_chunking: str | None = None,
     doc_merge: Merge = "max",
     sentence_merge: Merge = "mean",
@@ -117,6 +122,8 @@ def positional_bias(
         orders: Run every input under each order (needs ``ranking`` or ``reference`` per
             input); ``False`` runs the original order only.
         order_names: Subset of original, top, middle, bottom (comma-separated or a list).
+        growing: Instead of orders, summarize the first 1, 2, ..., n documents of every
+            input (§4.4) and report faithfulness per document count (`docs_k` metrics).
         judge_chunking: how the judge reads each document (``natural``, ``tokens:N``,
             ``words:N``; a document's support is the max over its chunks, so profiles stay
             per document); default: the judge's calibration.
@@ -137,10 +144,17 @@ def positional_bias(
             f"unknown strategy {strategy!r}; use one of {', '.join(MULTIDOC_STRATEGIES)}"
         )
     samples = load_multidoc(data)
-    if orders:
+    if growing:
+        samples = expand_prefixes(samples)
+    elif orders:
         samples = expand_orders(samples, comma_list(order_names) or list(ORDER_NAMES))
     metrics: dict[str, list[Metric]] = {
-        "faithfulness": [mean(), stderr(), order_means(), position_profile()],
+        "faithfulness": [
+            mean(),
+            stderr(),
+            by_document_count() if growing else order_means(),
+            position_profile(),
+        ],
         "missing_rate": [mean()],
         "judge_calls": [mean()],
     }
