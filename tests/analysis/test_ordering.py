@@ -134,7 +134,7 @@ def test_expand_orders_on_two_samples() -> None:
     assert by_id["a@bottom"]["ranking"] == [3, 0, 1, 2]
     assert by_id["a@top"]["document"] == "A2\n\nA0\n\nA1\n\nA3"
     assert by_id["b@top"]["documents"][0] == "bridge repairs"
-    assert by_id["b@top"]["ranking_source"] == "similarity:reference"
+    assert by_id["b@top"]["ranking_source"] == "similarity:reference:lexical"
     assert by_id["b@top"]["order_name"] == "top"
     assert "ranking" not in by_id["b@top"]  # none given, none invented
     # inputs untouched

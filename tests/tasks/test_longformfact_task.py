@@ -44,7 +44,9 @@ def test_subset_filter(shared_data: Path) -> None:
 def test_orders_score_multi_document_summaries_under_each_order(
     shared_data: Path, tmp_path: Path
 ) -> None:
-    task = longformfact(data_dir=str(shared_data / "longformfact"), orders="original,top,bottom")
+    task = longformfact(
+        data_dir=str(shared_data / "longformfact"), orders="original,top,bottom", ranking="lexical"
+    )
     # Only the multi-document records (multinews, pubmed: 6 of 12), each under 3 orders.
     assert len(task.dataset) == 18
     judge = get_model(

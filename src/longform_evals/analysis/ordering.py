@@ -199,7 +199,11 @@ def _sample_ranking(
         return importance_ranking(len(documents), ranking=list(ranking)), "ranking"
     reference = metadata.get(reference_key)
     if isinstance(reference, str) and reference.strip():
-        return rank_by_similarity(documents, reference, embed), f"similarity:{reference_key}"
+        method = "lexical" if embed is None else "embedding"
+        return (
+            rank_by_similarity(documents, reference, embed),
+            f"similarity:{reference_key}:{method}",
+        )
     raise ValueError(
         f"sample {sample.id!r} has neither metadata['ranking'] nor a "
         f"metadata[{reference_key!r}] text to rank its documents by"
@@ -222,7 +226,8 @@ def expand_orders(
     - ``order_name``; ``order`` (``order[p]`` = original index of the document at ``p``);
     - ``ranking`` remapped to the new positions (when the sample had one);
     - ``important_doc`` (original index) and ``important_position`` (new position);
-    - ``ranking_source``: ``"ranking"`` or ``"similarity:<key>"``; ``source_id``;
+    - ``ranking_source``: ``"ranking"`` or ``"similarity:<key>:<lexical|embedding>"``;
+      ``source_id``;
     - ``document`` rebuilt from the reordered documents when the sample had one.
 
     The input samples are not changed.

@@ -24,7 +24,7 @@ from longform_evals.data.longformfact import load_longformfact, load_longformfac
 from longform_evals.scorers.faithfulness import AGGREGATIONS, FULL_AGGREGATIONS, Merge, faithfulness
 from longform_evals.scorers.meta_evaluation import auc, bacc, bacc_by_order
 from longform_evals.solvers import given_summary
-from longform_evals.tasks.arguments import comma_list
+from longform_evals.tasks.arguments import comma_list, similarity_embedder
 
 
 @task
@@ -39,6 +39,7 @@ def longformfact(
     calibrate: float | None = None,
     prompt: str | None = None,
     orders: str | list[str] | None = None,
+    ranking: str = "embedding",
     max_tokens: int = 1,
     on_mismatch: str = "skip",
     prompts_dir: str | None = None,
@@ -64,6 +65,9 @@ def longformfact(
             ranks first, else the one most similar to the summary), for the metric-side order
             experiment (papers/003, Table 4): BACC per order and its sensitivity are added.
             Single-document records are left out in this mode (order cannot matter).
+        ranking: with `orders`, how documents are ranked against the summary when a record
+            has no ranking: `embedding` (packaged sentence embedder; the `embed` extra),
+            `embedding:<folder>` or `lexical`.
         max_tokens: judge answer length; 1 reads only yes/no (P(yes) from log-probabilities).
         on_mismatch: `skip` (default) or `raise` for sentence-level records whose sentences
             cannot be aligned with their labels.
@@ -79,7 +83,8 @@ def longformfact(
         multi = [s for s in samples if len((s.metadata or {}).get("documents") or []) > 1]
         if not multi:
             raise ValueError("orders needs multi-document records; the selection has none")
-        samples = expand_orders(multi, order_names, reference_key="summary")
+        embed = similarity_embedder(ranking)
+        samples = expand_orders(multi, order_names, embed, reference_key="summary")
     metrics: dict[str, list[Metric]] = {
         key: [
             bacc(threshold, key=key, calibrate=calibrate),

@@ -29,7 +29,7 @@ from longform_evals.scorers.order_metrics import (
     position_profile,
 )
 from longform_evals.solvers.multidoc import MULTIDOC_STRATEGIES, multidoc_summary
-from longform_evals.tasks.arguments import comma_list
+from longform_evals.tasks.arguments import comma_list, similarity_embedder
 
 __all__ = ["INSTRUCTION", "load_multidoc", "positional_bias"]
 
@@ -101,6 +101,7 @@ def positional_bias(
     orders: bool = True,
     order_names: str | list[str] | None = None,
     growing: bool = False,
+    ranking: str = "embedding",
     judge_chunking: str | None = None,
     doc_merge: Merge = "max",
     sentence_merge: Merge = "mean",
@@ -122,6 +123,10 @@ def positional_bias(
         orders: Run every input under each order (needs ``ranking`` or ``reference`` per
             input); ``False`` runs the original order only.
         order_names: Subset of original, top, middle, bottom (comma-separated or a list).
+        ranking: How the most important document is found when a record gives no
+            ``ranking``: ``embedding`` (cosine similarity to the reference with the packaged
+            sentence embedder, as the paper; the ``embed`` extra), ``embedding:<folder>``
+            (another sentence-transformers model) or ``lexical`` (word overlap).
         growing: Instead of orders, summarize the first 1, 2, ..., n documents of every
             input (§4.4) and report faithfulness per document count (`docs_k` metrics).
         judge_chunking: how the judge reads each document (``natural``, ``tokens:N``,
@@ -147,7 +152,9 @@ def positional_bias(
     if growing:
         samples = expand_prefixes(samples)
     elif orders:
-        samples = expand_orders(samples, comma_list(order_names) or list(ORDER_NAMES))
+        samples = expand_orders(
+            samples, comma_list(order_names) or list(ORDER_NAMES), similarity_embedder(ranking)
+        )
     metrics: dict[str, list[Metric]] = {
         "faithfulness": [
             mean(),
