@@ -8,32 +8,58 @@ are imported lazily inside the registered factories) and is covered by a test.
 from longform_evals.models.providers import gguf, scripted
 from longform_evals.scorers.booookscore import booookscore as booookscore_scorer
 from longform_evals.scorers.faithfulness import faithfulness
+from longform_evals.scorers.llm_raters import llm_raters
+from longform_evals.scorers.qa_accuracy import choice_accuracy
+from longform_evals.scorers.reading_stats import reading_stats
+from longform_evals.scorers.rouge import rouge
 from longform_evals.scorers.summary_stats import summary_statistics
 from longform_evals.solvers import (
+    bm25_pages,
+    embedding_pages,
     full_context,
+    full_text,
+    gist_memory,
     hierarchical_merge,
     incremental_update,
     multidoc_summary,
+    read_agent_parallel,
+    read_agent_sequential,
     remove_artifacts,
+    truncated,
 )
 from longform_evals.tasks.booookscore import booookscore
 from longform_evals.tasks.hello import hello_longform
 from longform_evals.tasks.longformfact import longformfact
 from longform_evals.tasks.positional_bias import positional_bias
+from longform_evals.tasks.reading import narrativeqa, qmsum, quality
 
 __all__ = [
+    "bm25_pages",
     "booookscore",
     "booookscore_scorer",
+    "choice_accuracy",
+    "embedding_pages",
     "faithfulness",
     "full_context",
+    "full_text",
     "gguf",
+    "gist_memory",
     "hello_longform",
     "hierarchical_merge",
     "incremental_update",
+    "llm_raters",
     "longformfact",
     "multidoc_summary",
+    "narrativeqa",
     "positional_bias",
+    "qmsum",
+    "quality",
+    "read_agent_parallel",
+    "read_agent_sequential",
+    "reading_stats",
     "remove_artifacts",
+    "rouge",
     "scripted",
     "summary_statistics",
+    "truncated",
 ]

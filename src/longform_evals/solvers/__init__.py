@@ -4,7 +4,12 @@
 * :func:`hierarchical_merge`: summarize chunks, then merge summaries level by level;
 * :func:`incremental_update`: one running summary updated chunk by chunk, compressed when long;
 * :func:`remove_artifacts`: clean "in this segment"-style phrases and front matter;
-* :func:`given_summary`: no call, the summary in ``metadata["summary"]`` (scoring only).
+* :func:`given_summary`: no call, the summary in ``metadata["summary"]`` (scoring only);
+* :func:`multidoc_summary`: multi-document strategies against positional bias;
+* reading (question answering over long documents, docs/reading.md): :func:`gist_memory`,
+  :func:`read_agent_parallel`, :func:`read_agent_sequential` (ReadAgent), :func:`full_text`,
+  :func:`truncated`, :func:`bm25_pages`, :func:`embedding_pages`, and :func:`reading` to pick
+  one by name.
 
 Each reads ``metadata["document"]`` (else the input), writes the summary to ``state.output``
 and ``metadata["summary"]``, and logs every intermediate summary in
@@ -39,11 +44,22 @@ from longform_evals.solvers.packing import (
     pack_merge_groups,
     trim_prior_context,
 )
+from longform_evals.solvers.pagination import PAGE_LIMITS, page_limits
+from longform_evals.solvers.read_agent import (
+    gist_memory,
+    read_agent_parallel,
+    read_agent_sequential,
+)
+from longform_evals.solvers.reading import READING_STRATEGIES, reading
+from longform_evals.solvers.reading_memory import clear_reading_cache
 from longform_evals.solvers.recording import Outcome, SummaryRun, TraceEntry, document_of
+from longform_evals.solvers.retrieval import bm25_pages, embedding_pages, full_text, truncated
 from longform_evals.solvers.truncation import Truncated, TruncationPolicy, truncate_to_budget
 
 __all__ = [
     "MULTIDOC_STRATEGIES",
+    "PAGE_LIMITS",
+    "READING_STRATEGIES",
     "Candidate",
     "MultidocStrategy",
     "Outcome",
@@ -51,13 +67,18 @@ __all__ = [
     "TraceEntry",
     "Truncated",
     "TruncationPolicy",
+    "bm25_pages",
     "calibration_orders",
     "choose_best",
     "chunk_summary_tokens",
     "clean_artifacts",
+    "clear_reading_cache",
     "count_words",
     "document_of",
+    "embedding_pages",
     "full_context",
+    "full_text",
+    "gist_memory",
     "given_summary",
     "group_overflows",
     "growth_target",
@@ -69,10 +90,15 @@ __all__ = [
     "join_summaries",
     "multidoc_summary",
     "pack_merge_groups",
+    "page_limits",
+    "read_agent_parallel",
+    "read_agent_sequential",
+    "reading",
     "remove_artifacts",
     "retry_word_limit",
     "summary_problems",
     "trim_prior_context",
     "truncate_to_budget",
+    "truncated",
     "word_limit",
 ]

@@ -1,0 +1,131 @@
+"""Reading strategies side by side: accuracy (or LLM raters and ROUGE), compression and cost.
+
+A. QuALITY (multiple choice): full text, GistMem, ReadAgent-P (1-2 pages), ReadAgent-S (up
+   to 3 pages) and BM25 top-2 on the same questions, with accuracy, compression rate (CR),
+   pages looked up and words consumed per question (gists amortised over the questions of
+   their article, as the paper's §3.3), and ReadAgent's words per question as a ratio of full
+   text's.
+B. QMSum and NarrativeQA (free form): ReadAgent-P versus truncation, LR-1, LR-2 (the `grader`
+   role: the same model unless --grader) and ROUGE.
+
+    python benchmarks/reading_quality.py --model gguf/qwen2.5-coder-1.5b \
+        --quality ../shared/data/quality/quality_5_articles.jsonl \
+        [--qmsum ../shared/data/qmsum/qmsum_3_meetings.jsonl] \
+        [--narrativeqa ../shared/data/narrativeqa/test-tiny.jsonl] [--limit N]
+
+Every run goes through `inspect eval`, so each strategy leaves an ordinary Inspect log (in
+--log-dir) and model calls are cached: a rerun costs nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from typing import Any
+
+from inspect_ai import Task
+from inspect_ai import eval as inspect_eval
+from inspect_ai.log import EvalLog
+from inspect_ai.model import GenerateConfig, get_model
+
+from longform_evals.tasks.reading import narrativeqa, qmsum, quality
+
+QUALITY_STRATEGIES: list[tuple[str, dict[str, Any]]] = [
+    ("full", {"strategy": "full"}),
+    ("GistMem", {"strategy": "gist_memory"}),
+    ("ReadAgent-P (1-2 pages)", {"strategy": "read_agent_p", "max_pages": 2}),
+    ("ReadAgent-S (up to 3 pages)", {"strategy": "read_agent_s", "max_pages": 3}),
+    ("BM25 top-2", {"strategy": "bm25", "k": 2}),
+]
+FREE_STRATEGIES: list[tuple[str, dict[str, Any]]] = [
+    ("truncate (first 1,500 words)", {"strategy": "truncate_first", "words": 1500}),
+    ("ReadAgent-P (1-2 pages)", {"strategy": "read_agent_p", "max_pages": 2}),
+]
+
+
+def metrics(log: EvalLog) -> dict[str, float]:
+    """`scorer-key/metric` -> value for every metric of a log."""
+    if log.status != "success" or log.results is None:
+        raise RuntimeError(f"run failed: {log.error}")
+    return {f"{s.name}/{m.name}": m.value for s in log.results.scores for m in s.metrics.values()}
+
+
+def run(task: Task, args: argparse.Namespace) -> dict[str, float]:
+    model = get_model(args.model, config=GenerateConfig(max_connections=args.connections))
+    roles = {"grader": get_model(args.grader)} if args.grader else None
+    [log] = inspect_eval(
+        task,
+        model=model,
+        model_roles=roles,
+        limit=args.limit,
+        log_dir=args.log_dir,
+        display="none",
+    )
+    return metrics(log)
+
+
+def fmt(value: float, pct: bool = False) -> str:
+    if value is None or math.isnan(value):
+        return "n/a"
+    return f"{100 * value:.1f}" if pct else f"{value:,.0f}" if value >= 100 else f"{value:.2f}"
+
+
+def part_a(args: argparse.Namespace) -> None:
+    print(f"\nA. QuALITY ({args.quality}), reader {args.model}")
+    print("| strategy | accuracy % | unparsed % | CR % | pages looked up | words / question |")
+    print("|---|---|---|---|---|---|")
+    words: dict[str, float] = {}
+    for name, params in QUALITY_STRATEGIES:
+        params = {**params, "answer_max_tokens": args.answer_tokens}
+        m = run(quality(data=args.quality, **params), args)
+        words[name] = m["words_consumed/mean"]
+        print(
+            f"| {name} | {fmt(m['correct/accuracy'], True)} | {fmt(m['unparsed/mean'], True)} | "
+            f"{fmt(m['compression_rate/mean'])} | {fmt(m['pages_looked_up/mean'])} | "
+            f"{fmt(words[name])} |",
+            flush=True,
+        )
+    for name in words:
+        if name != "full" and words["full"]:
+            print(f"words per question, {name} / full text: {words[name] / words['full']:.2f}")
+
+
+def part_b(args: argparse.Namespace) -> None:
+    for label, make, data in (
+        ("QMSum", qmsum, args.qmsum),
+        ("NarrativeQA", narrativeqa, args.narrativeqa),
+    ):
+        if not data:
+            continue
+        print(f"\nB. {label} ({data}), reader {args.model}, grader {args.grader or args.model}")
+        print("| strategy | LR-1 % | LR-2 % | ROUGE-1 | ROUGE-2 | ROUGE-L | CR % | words / q |")
+        print("|---|---|---|---|---|---|---|---|")
+        for name, params in FREE_STRATEGIES:
+            m = run(make(data=data, **params, answer_max_tokens=args.answer_tokens), args)
+            print(
+                f"| {name} | {fmt(m['lr1/mean'], True)} | {fmt(m['lr2/mean'], True)} | "
+                f"{fmt(m['rouge1/mean'])} | {fmt(m['rouge2/mean'])} | {fmt(m['rougeL/mean'])} | "
+                f"{fmt(m['compression_rate/mean'])} | {fmt(m['words_consumed/mean'])} |",
+                flush=True,
+            )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--model", default="gguf/qwen2.5-coder-1.5b")
+    parser.add_argument("--grader", default=None, help="LLM-rater model (default: --model)")
+    parser.add_argument("--quality", default=None)
+    parser.add_argument("--qmsum", default=None)
+    parser.add_argument("--narrativeqa", default=None)
+    parser.add_argument("--limit", type=int, default=None, help="questions per run")
+    parser.add_argument("--answer-tokens", type=int, default=96)
+    parser.add_argument("--connections", type=int, default=4)
+    parser.add_argument("--log-dir", default="logs/reading_benchmark")
+    args = parser.parse_args()
+    if args.quality:
+        part_a(args)
+    part_b(args)
+
+
+if __name__ == "__main__":
+    main()

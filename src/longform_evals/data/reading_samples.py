@@ -1,0 +1,227 @@
+"""The sample schema shared by the reading-task loaders (QuALITY, NarrativeQA, QMSum).
+
+Loaders produce one Inspect :class:`~inspect_ai.dataset.Sample` per question:
+
+- ``id``: ``"<doc_id>:<n>"``, with ``n`` the 0-based index of the question within its document
+  in the source, counted before any filter so that ids never depend on loader options (QMSum:
+  ``"<meeting_id>:general:<n>"`` and ``"<meeting_id>:specific:<n>"``);
+- ``input``: the question text only;
+- multiple choice: ``choices`` (option texts, in order) and ``target`` the gold letter
+  (``"A"``, ...); free-form: ``target`` the list of reference answers, no choices;
+- ``metadata``: ``dataset``, ``doc_id``, ``title`` (``""`` when unknown), ``document`` (the
+  text the reader reads), ``doc_kind``, ``doc_words`` (whitespace word count of ``document``),
+  ``doc_questions`` (how many loaded samples share the ``doc_id``, after filters: used to
+  spread per-document cost), ``question`` (same as ``input``), ``references`` (reference
+  answers; for multiple choice ``[gold option text]``), and the dataset's extras.
+
+Samples of one document are consecutive, documents in order of first appearance.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import operator
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, SupportsIndex
+
+from inspect_ai.dataset import Sample
+
+from longform_evals.data.jsonl import DataError
+
+__all__ = [
+    "ReadingDoc",
+    "ReadingQuestion",
+    "as_int",
+    "existing_file",
+    "hf_rows",
+    "optional_text",
+    "reading_samples",
+    "require_answers",
+    "require_mapping",
+    "require_text",
+    "snippet",
+    "text_hash",
+]
+
+
+@dataclass(frozen=True)
+class ReadingDoc:
+    """A document that questions are asked about.
+
+    Attributes:
+        doc_id: Stable identifier, unique within a loaded dataset.
+        title: Title, or ``""`` when unknown.
+        text: The full text the reader reads.
+        kind: ``metadata["doc_kind"]``: ``"article"``, ``"gutenberg"``, ``"movie"``,
+            ``"summary"`` or ``"meeting"``.
+    """
+
+    doc_id: str
+    title: str
+    text: str
+    kind: str
+
+
+@dataclass(frozen=True)
+class ReadingQuestion:
+    """One question about a document, before it becomes a Sample.
+
+    Attributes:
+        doc: The document.
+        sample_id: The sample's id (see the module docstring).
+        question: The question text.
+        references: Reference answers (multiple choice: the gold option text).
+        target: The gold letter (multiple choice) or the reference answers.
+        choices: Option texts for multiple choice, else None.
+        extras: Dataset-specific metadata, merged into the sample's metadata.
+    """
+
+    doc: ReadingDoc
+    sample_id: str
+    question: str
+    references: list[str]
+    target: str | list[str]
+    choices: list[str] | None = None
+    extras: dict[str, Any] = field(default_factory=dict)
+
+
+def reading_samples(dataset: str, questions: Sequence[ReadingQuestion]) -> list[Sample]:
+    """Turn questions into Samples of the shared schema, counting questions per document.
+
+    Args:
+        dataset: ``metadata["dataset"]``: ``"quality"``, ``"narrativeqa"`` or ``"qmsum"``.
+        questions: The questions that are kept (after filters), in output order.
+
+    Returns:
+        One Sample per question, in the given order.
+
+    Raises:
+        DataError: If two questions share a sample id, or one doc_id names two different texts.
+    """
+    per_doc = Counter(q.doc.doc_id for q in questions)
+    docs: dict[str, ReadingDoc] = {}
+    words: dict[str, int] = {}
+    seen: set[str] = set()
+    samples: list[Sample] = []
+    for q in questions:
+        if q.sample_id in seen:
+            raise DataError(f"{dataset}: duplicate sample id {q.sample_id!r}")
+        seen.add(q.sample_id)
+        known = docs.setdefault(q.doc.doc_id, q.doc)
+        if known is not q.doc and known.text != q.doc.text:
+            raise DataError(f"{dataset}: doc_id {q.doc.doc_id!r} names two different texts")
+        if q.doc.doc_id not in words:
+            words[q.doc.doc_id] = len(q.doc.text.split())
+        metadata: dict[str, Any] = {
+            "dataset": dataset,
+            "doc_id": q.doc.doc_id,
+            "title": q.doc.title,
+            "document": q.doc.text,
+            "doc_kind": q.doc.kind,
+            "doc_words": words[q.doc.doc_id],
+            "doc_questions": per_doc[q.doc.doc_id],
+            "question": q.question,
+            "references": list(q.references),
+            **q.extras,
+        }
+        samples.append(
+            Sample(
+                id=q.sample_id,
+                input=q.question,
+                choices=list(q.choices) if q.choices is not None else None,
+                target=q.target if isinstance(q.target, str) else list(q.target),
+                metadata=metadata,
+            )
+        )
+    return samples
+
+
+def text_hash(text: str) -> str:
+    """A short stable id for a text: the first 12 hex digits of its SHA-256."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+
+
+def snippet(text: str, limit: int = 60) -> str:
+    """``text`` shortened for error messages, quoted."""
+    one_line = " ".join(text.split())
+    return repr(one_line if len(one_line) <= limit else one_line[: limit - 3] + "...")
+
+
+def existing_file(source: str | Path, what: str) -> Path:
+    """``source`` as a Path; a DataError if it is not an existing file."""
+    path = Path(source)
+    if not path.is_file():
+        raise DataError(f"{what} file not found: {path}")
+    return path
+
+
+def require_mapping(value: object, where: str) -> Mapping[str, Any]:
+    """``value`` if it is a JSON object (a mapping), else a DataError."""
+    if not isinstance(value, Mapping):
+        raise DataError(f"{where}: expected an object, not {type(value).__name__}")
+    return value
+
+
+def require_text(record: Mapping[str, Any], key: str, where: str) -> str:
+    """``record[key]`` if it is a non-blank string, else a DataError naming the field."""
+    value = record.get(key)
+    if not isinstance(value, str) or not value.strip():
+        raise DataError(f"{where}: missing or empty field {key!r} (a string)")
+    return value
+
+
+def optional_text(record: Mapping[str, Any], key: str, where: str) -> str:
+    """``record[key]`` as a string; ``""`` when absent or null; a DataError for other types."""
+    value = record.get(key)
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise DataError(f"{where}: field {key!r} must be a string")
+    return value
+
+
+def require_answers(value: object, where: str, key: str) -> list[str]:
+    """Reference answers: a non-empty list of non-blank strings (a single string is accepted)."""
+    if isinstance(value, str):
+        value = [value]
+    if (
+        not isinstance(value, list)
+        or not value
+        or not all(isinstance(a, str) and a.strip() for a in value)
+    ):
+        raise DataError(f"{where}: field {key!r} must be a non-empty list of non-empty strings")
+    return list(value)
+
+
+def as_int(value: object) -> int | None:
+    """``value`` as an int if it is an integer (numpy ints too) or a string of digits."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, str):
+        stripped = value.strip()
+        return int(stripped) if stripped.lstrip("-").isdigit() else None
+    if isinstance(value, SupportsIndex):
+        return operator.index(value)
+    return None
+
+
+def hf_rows(dataset_id: str, split: str) -> Iterable[Mapping[str, Any]]:
+    """Rows of a Hugging Face dataset split, through the optional ``datasets`` library.
+
+    Raises:
+        ImportError: If ``datasets`` is not installed; the message says how to install it.
+    """
+    try:
+        # Imported lazily: `datasets` is optional and heavy, and only these loaders need it.
+        datasets = importlib.import_module("datasets")
+    except ImportError as exc:
+        raise ImportError(
+            f"loading {dataset_id!r} from the Hugging Face hub needs the `datasets` library: "
+            "pip install datasets"
+        ) from exc
+    rows: Iterable[Mapping[str, Any]] = datasets.load_dataset(dataset_id, split=split)
+    return rows

@@ -1,0 +1,122 @@
+"""ROUGE F-measure of the completion against one or more reference texts.
+
+Works for any task whose references are the sample's `target` (a string or a list of strings)
+or `metadata["references"]`: free-form reading answers (NarrativeQA, QMSum) and summaries.
+Scores come from `rouge_score` (Google's reimplementation of ROUGE-1.5.5, the one most papers
+report): its default tokenizer lower-cases, keeps only ASCII letters and digits, and with
+`stemmer=True` applies the Porter stemmer, so text without ASCII letters or digits scores 0.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
+from inspect_ai.solver import TaskState
+
+DEFAULT_VARIANTS: tuple[str, ...] = ("rouge1", "rouge2", "rougeL")
+_VARIANT = re.compile(r"rouge[1-9]|rougeL|rougeLsum")
+
+
+class _RougeScorer(Protocol):
+    """The part of `rouge_score.rouge_scorer.RougeScorer` used here."""
+
+    def score(self, target: str, prediction: str) -> dict[str, Any]: ...
+
+
+def reference_texts(state: TaskState, target: Target) -> list[str]:
+    """The reference texts of a sample: its `target` (a string or a list), or, when the target
+    is empty, `metadata["references"]`.
+
+    Raises:
+        ValueError: naming the sample when there is no reference, or a reference is blank or
+            not text.
+    """
+    refs: object = list(target)
+    if not any(isinstance(r, str) and r.strip() for r in target):
+        refs = state.metadata.get("references")
+    if not isinstance(refs, list) or not refs:
+        raise ValueError(
+            f"sample {state.sample_id!r} has no reference texts: give them as the sample's "
+            "target (a string or a list of strings) or as metadata['references']"
+        )
+    bad = [i for i, r in enumerate(refs) if not isinstance(r, str) or not r.strip()]
+    if bad:
+        raise ValueError(f"sample {state.sample_id!r}: references {bad} are blank or not text")
+    return [str(r) for r in refs]
+
+
+def rouge_values(
+    scorer_: _RougeScorer, prediction: str, references: Sequence[str], variants: Sequence[str]
+) -> tuple[dict[str, float], list[dict[str, float]]]:
+    """Per variant, the best F-measure over the references; and every reference's F-measures.
+
+    The best is taken per variant independently (the convention of `rouge_score`'s
+    `score_multi` and of multi-reference QA reporting), so rouge1 and rougeL may come from
+    different references.
+    """
+    per_reference = [
+        {v: float(result[v].fmeasure) for v in variants}
+        for result in (scorer_.score(ref, prediction) for ref in references)
+    ]
+    best = {v: max(row[v] for row in per_reference) for v in variants}
+    return best, per_reference
+
+
+def _argmax(values: list[float]) -> int:
+    return max(range(len(values)), key=values.__getitem__)
+
+
+@scorer(metrics={"*": [mean(), stderr()]})
+def rouge(variants: Sequence[str] = DEFAULT_VARIANTS, stemmer: bool = True) -> Scorer:
+    """ROUGE F-measure (0-1) of the completion, best over the sample's references per variant.
+
+    Args:
+        variants: `rouge1`..`rouge9` (n-gram overlap), `rougeL` (longest common subsequence)
+            and `rougeLsum` (summary-level LCS over newline-separated sentences).
+        stemmer: apply the Porter stemmer before matching (the usual setting).
+
+    Returns:
+        A scorer whose value holds one F-measure per variant; metadata holds every reference's
+        F-measures, which reference was best per variant, and `empty_answer` (an empty
+        completion scores 0 without scoring).
+    """
+    names = list(variants)
+    unknown = [v for v in names if not _VARIANT.fullmatch(v)]
+    if not names or unknown:
+        raise ValueError(
+            f"unknown ROUGE variant(s) {unknown or names}; use rouge1..rouge9, rougeL, rougeLsum"
+        )
+    # Imported here: the scorer registry is imported by Inspect at startup, rouge_score
+    # pulls in nltk.
+    from rouge_score import rouge_scorer  # type: ignore[import-untyped]
+
+    scorer_: _RougeScorer = rouge_scorer.RougeScorer(names, use_stemmer=stemmer)
+
+    async def score(state: TaskState, target: Target) -> Score:
+        references = reference_texts(state, target)
+        answer = state.output.completion if state.output else ""
+        if not answer.strip():
+            return Score(
+                value=dict.fromkeys(names, 0.0),
+                answer=answer,
+                explanation="empty answer: ROUGE 0",
+                metadata={"empty_answer": True, "references": len(references)},
+            )
+        best, per_reference = rouge_values(scorer_, answer, references, names)
+        return Score(
+            value=dict(best),
+            answer=answer,
+            explanation=", ".join(f"{v} {best[v]:.3f}" for v in names)
+            + f" (best of {len(references)} reference(s))",
+            metadata={
+                "empty_answer": False,
+                "references": len(references),
+                "per_reference": per_reference,
+                "best_reference": {v: _argmax([row[v] for row in per_reference]) for v in names},
+            },
+        )
+
+    return score

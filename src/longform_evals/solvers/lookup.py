@@ -1,0 +1,128 @@
+"""ReadAgent interactive look-up (papers/001, §3.2), pure parts: reading a page request,
+applying it (parallel or sequential), and the gist memory with expanded pages.
+
+Page numbers are 0-based, as in the paper's examples (``<Page 0>`` is the first page).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, field
+
+__all__ = [
+    "PageRequest",
+    "Selection",
+    "choose_pages",
+    "memory_text",
+    "next_page",
+    "parse_page_request",
+]
+
+_LIST = re.compile(r"\[\s*((?:\d+\s*,\s*)*\d+)?\s*,?\s*\]")
+_STOP = re.compile(r"\bSTOP\b")
+_PAGE_WORDS = re.compile(
+    r"(?i)\bpages?\s*(?:#|no\.?|number)?\s*"
+    r"(\d+(?:\s*(?:,|&|\band\b|\bor\b)\s*(?:pages?\s*)?\d+)*)"
+)
+_BARE = re.compile(r"\s*(\d+(?:\s*(?:,|\band\b)\s*\d+)*)\s*\.?\s*")
+_INT = re.compile(r"\d+")
+
+
+@dataclass(frozen=True)
+class PageRequest:
+    """What a look-up reply asks for.
+
+    Attributes:
+        pages: Page numbers in the order written (duplicates and out-of-range ones kept).
+        stop: The reply asks to stop looking up (``STOP``), or for no page (``[]``).
+        understood: False when the reply holds neither page numbers nor a stop.
+    """
+
+    pages: tuple[int, ...] = ()
+    stop: bool = False
+    understood: bool = True
+
+
+def _ints(text: str | None) -> tuple[int, ...]:
+    return tuple(int(n) for n in _INT.findall(text or ""))
+
+
+def parse_page_request(reply: str) -> PageRequest:
+    """Read a look-up reply.
+
+    Models reason first and decide last, so the last decision counts: the last bracketed list
+    (``[2, 5]``; ``[]`` means no page) or ``STOP``, whichever comes later. Without either,
+    the last phrase naming pages (``Pages 3 and 7``, ``<Page 4>``), and finally a reply that
+    is only numbers (``3, 7``). Anything else is not understood.
+    """
+    decisions: list[tuple[int, PageRequest]] = [
+        (m.start(), PageRequest(_ints(m.group(1)), stop=not m.group(1)))
+        for m in _LIST.finditer(reply)
+    ]
+    decisions += [(m.start(), PageRequest(stop=True)) for m in _STOP.finditer(reply)]
+    if decisions:
+        return max(decisions, key=lambda d: d[0])[1]
+    named = _PAGE_WORDS.findall(reply)
+    if named:
+        return PageRequest(_ints(named[-1]))
+    bare = _BARE.fullmatch(reply)
+    if bare:
+        return PageRequest(_ints(bare.group(1)))
+    return PageRequest(understood=False)
+
+
+@dataclass
+class Selection:
+    """Pages to expand and the requested pages that were ignored, with why."""
+
+    pages: list[int]
+    problems: list[str] = field(default_factory=list)
+
+
+def choose_pages(request: PageRequest, n_pages: int, max_pages: int) -> Selection:
+    """Apply a parallel (ReadAgent-P) request: existing pages, deduplicated, at most
+    ``max_pages`` of them in the order asked, returned in page order. Each page that does not
+    exist or is beyond the limit, and a reply not understood, is one problem."""
+    chosen: list[int] = []
+    problems: list[str] = []
+    if not request.understood:
+        problems.append("the reply names no page and does not say STOP")
+    for page in request.pages:
+        if not 0 <= page < n_pages:
+            problems.append(f"page {page} does not exist (pages 0-{n_pages - 1})")
+        elif page in chosen:
+            continue
+        elif len(chosen) >= max_pages:
+            problems.append(f"page {page} is beyond the limit of {max_pages} page(s)")
+        else:
+            chosen.append(page)
+    return Selection(sorted(chosen), problems)
+
+
+def next_page(
+    request: PageRequest, n_pages: int, expanded: Collection[int]
+) -> tuple[int | None, list[str]]:
+    """Apply one sequential (ReadAgent-S) step: the page to expand next, or None to stop,
+    and the problems seen. A reply not understood, or a request for a page that does not
+    exist or is already expanded, stops the look-up and is a problem; a reply naming several
+    pages expands the first and counts the others as problems."""
+    if not request.understood:
+        return None, ["the reply names no page and does not say STOP"]
+    if request.stop or not request.pages:
+        return None, []
+    page, *others = request.pages
+    problems = [f"page {p} ignored: one page per step" for p in others]
+    if not 0 <= page < n_pages:
+        return None, [f"page {page} does not exist (pages 0-{n_pages - 1})", *problems]
+    if page in expanded:
+        return None, [f"page {page} was already read", *problems]
+    return page, problems
+
+
+def memory_text(gists: Sequence[str], pages: Sequence[str], expanded: Collection[int]) -> str:
+    """The gist memory with the ``expanded`` pages' full text in place of their gists, each
+    block headed by its page tag, in page order."""
+    return "\n\n".join(
+        f"<Page {i}>\n{pages[i] if i in expanded else gist}" for i, gist in enumerate(gists)
+    )

@@ -1,0 +1,174 @@
+"""Reading long documents: QuALITY, NarrativeQA and QMSum with any reading strategy.
+
+    inspect eval longform_evals/quality --model gguf/qwen2.5-coder-1.5b \
+        -T data=../shared/data/quality/quality_5_articles.jsonl -T strategy=read_agent_p
+    inspect eval longform_evals/narrativeqa --model openai/gpt-4o-mini -T strategy=gist_memory
+    inspect eval longform_evals/qmsum --model M -T data=qmsum/val -T query_types=specific
+
+`strategy` is one of `full`, `truncate_first`, `truncate_last`, `gist_memory`,
+`read_agent_p`, `read_agent_s`, `bm25`, `embedding` (docs/reading.md). Multiple-choice answers
+are scored by accuracy (unparseable answers counted); free-form answers by the LLM raters
+(LR-1, LR-2; the `grader` role) and ROUGE. Every task also reports the reading cost:
+compression rate, pages looked up, words consumed per question.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from inspect_ai import Task, task
+from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.scorer import Scorer
+
+from longform_evals.data.narrativeqa import load_narrativeqa, load_narrativeqa_hf
+from longform_evals.data.qmsum import load_qmsum
+from longform_evals.data.quality import load_quality, load_quality_hf
+from longform_evals.scorers.llm_raters import llm_raters
+from longform_evals.scorers.qa_accuracy import choice_accuracy
+from longform_evals.scorers.reading_stats import reading_stats
+from longform_evals.scorers.rouge import rouge
+from longform_evals.solvers.reading import reading
+from longform_evals.tasks.arguments import comma_list
+
+
+def _strategy_params(**given: Any) -> dict[str, Any]:
+    """The strategy parameters the user set (None = the strategy's default)."""
+    return {k: v for k, v in given.items() if v is not None}
+
+
+def _task(
+    name: str, samples: list[Sample], strategy: str, params: dict[str, Any], scorers: list[Scorer]
+) -> Task:
+    return Task(
+        dataset=MemoryDataset(samples, name=name),
+        solver=reading(strategy, **params),
+        scorer=[*scorers, reading_stats()],
+        version="1.0.0",
+    )
+
+
+@task
+def quality(
+    data: str | None = None,
+    hard_only: bool = False,
+    strategy: str = "read_agent_p",
+    max_pages: int | None = None,
+    conditional: bool | None = None,
+    k: int | None = None,
+    words: int | None = None,
+    min_words: int | None = None,
+    max_words: int | None = None,
+    answer_max_tokens: int | None = None,
+    prompts_dir: str | None = None,
+) -> Task:
+    """QuALITY: four-way multiple-choice questions on 2-8k-word articles and stories.
+
+    Args:
+        data: a local JSONL in QuALITY's own layout; when omitted, HF `emozilla/quality`
+            (validation split; needs internet and `datasets`).
+        hard_only: keep only the questions marked hard.
+        strategy: the reading strategy (see the module docstring).
+        max_pages: ReadAgent look-up budget (pages per question).
+        conditional: ReadAgent / GistMem: show the question while gisting (gists are then
+            made per question, not shared).
+        k: pages retrieved by `bm25` / `embedding`.
+        words: words kept by `truncate_first` / `truncate_last`.
+        min_words: pagination: smallest page (default: the paper's per-dataset value).
+        max_words: pagination: largest page.
+        answer_max_tokens: answer length limit.
+        prompts_dir: folder overriding `read_agent/` prompts.
+    """
+    if data is not None:
+        samples = load_quality(data, hard_only=hard_only)
+    else:
+        samples = load_quality_hf(hard_only=hard_only)
+    params = _strategy_params(
+        max_pages=max_pages,
+        conditional=conditional,
+        k=k,
+        words=words,
+        min_words=min_words,
+        max_words=max_words,
+        answer_max_tokens=answer_max_tokens,
+        prompts_dir=prompts_dir,
+    )
+    return _task("quality", samples, strategy, params, [choice_accuracy()])
+
+
+@task
+def narrativeqa(
+    data: str | None = None,
+    kind: str | None = None,
+    summaries_only: bool = False,
+    strategy: str = "read_agent_p",
+    max_pages: int | None = None,
+    conditional: bool | None = None,
+    k: int | None = None,
+    words: int | None = None,
+    min_words: int | None = None,
+    max_words: int | None = None,
+    answer_max_tokens: int | None = None,
+    prompts_dir: str | None = None,
+) -> Task:
+    """NarrativeQA: free-form questions on books and movie scripts (or their summaries).
+
+    Args:
+        data: a local JSONL (`question`, `answer` list, `passage`: plot-summary mode, as the
+            shared test-tiny file); when omitted, HF `deepmind/narrativeqa` test split (full
+            stories, several GB; needs internet and `datasets`).
+        kind: `gutenberg` (books) or `movie` (scripts); both when omitted.
+        summaries_only: with the HF data, read the plot summaries instead of the stories.
+        strategy: and the other parameters: as for `quality`.
+    """
+    if data is not None:
+        samples = load_narrativeqa(data, kind=kind)
+    else:
+        samples = load_narrativeqa_hf(kind=kind, summaries_only=summaries_only)
+    params = _strategy_params(
+        max_pages=max_pages,
+        conditional=conditional,
+        k=k,
+        words=words,
+        min_words=min_words,
+        max_words=max_words,
+        answer_max_tokens=answer_max_tokens,
+        prompts_dir=prompts_dir,
+    )
+    return _task("narrativeqa", samples, strategy, params, [llm_raters(), rouge()])
+
+
+@task
+def qmsum(
+    data: str,
+    query_types: str | list[str] | None = None,
+    strategy: str = "read_agent_p",
+    max_pages: int | None = None,
+    conditional: bool | None = None,
+    k: int | None = None,
+    words: int | None = None,
+    min_words: int | None = None,
+    max_words: int | None = None,
+    answer_max_tokens: int | None = None,
+    prompts_dir: str | None = None,
+) -> Task:
+    """QMSum: general and specific queries on meeting transcripts (free-form answers).
+
+    Args:
+        data: QMSum's own layout: a `.jsonl` of meetings, one meeting `.json`, or a folder of
+            them (the repository's `data/ALL/val`, say).
+        query_types: `general`, `specific` or both (comma-separated); both when omitted.
+        strategy: and the other parameters: as for `quality`.
+    """
+    types = comma_list(query_types) or ["general", "specific"]
+    samples = load_qmsum(data, query_types=types)
+    params = _strategy_params(
+        max_pages=max_pages,
+        conditional=conditional,
+        k=k,
+        words=words,
+        min_words=min_words,
+        max_words=max_words,
+        answer_max_tokens=answer_max_tokens,
+        prompts_dir=prompts_dir,
+    )
+    return _task("qmsum", samples, strategy, params, [llm_raters(), rouge()])
