@@ -239,7 +239,7 @@ def test_hf_row_errors_name_row_document_and_field() -> None:
 
 def test_load_narrativeqa_hf(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "datasets", None)
-    with pytest.raises(ImportError, match="pip install datasets"):
+    with pytest.raises(ImportError, match=r"longform-evals\[hf\]"):
         load_narrativeqa_hf()
     calls: list[tuple[str, str]] = []
 

@@ -221,7 +221,7 @@ def hf_rows(dataset_id: str, split: str) -> Iterable[Mapping[str, Any]]:
     except ImportError as exc:
         raise ImportError(
             f"loading {dataset_id!r} from the Hugging Face hub needs the `datasets` library: "
-            "pip install datasets"
+            "pip install 'longform-evals[hf]' (or datasets)"
         ) from exc
     rows: Iterable[Mapping[str, Any]] = datasets.load_dataset(dataset_id, split=split)
     return rows

@@ -1,0 +1,59 @@
+"""Behaviour check of the calibrated local faithfulness judge on planted errors (slow).
+
+With the packaged calibration for gguf/qwen2.5-coder-1.5b (prompt, chunking, thresholds), the
+judge must give the clean sentences of two held-out planted clusters clearly more support than
+the planted unsupported ones, and its calibrated threshold must separate them better than
+chance: if a change of prompt, chunking, model file or parsing flattens the judge (the "yes to
+everything" failure the paper's prompt shows on small models), this fails.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import numpy as np
+import pytest
+from inspect_ai.model import get_model
+
+from helpers import needs_local_runtime
+from longform_evals.analysis.agreement import balanced_accuracy, roc_auc
+from longform_evals.data.planted_support import load_planted_support
+from longform_evals.judges.faithfulness import FaithfulnessSettings, support_rows
+from longform_evals.judges.faithfulness_calibration import load_calibration
+from longform_evals.text import chunk_documents
+
+JUDGE = "gguf/qwen2.5-coder-1.5b"
+
+
+@pytest.mark.slow
+@needs_local_runtime
+def test_calibrated_judge_separates_supported_from_planted_sentences() -> None:
+    try:
+        model = get_model(JUDGE)
+    except Exception as exc:  # the 1.5B packages are part of the `local` extra
+        pytest.skip(f"{JUDGE} unavailable: {exc}")
+    cal = load_calibration(JUDGE)
+    assert cal.calibrated, "the packaged calibration of the default judge is missing"
+    settings = FaithfulnessSettings(max_tokens=1, prompt=cal.prompt)
+    clusters = [c for c in load_planted_support() if c.split == "test"][:2]
+
+    async def support(cluster_docs: list[str], sentences: list[str]) -> list[float]:
+        units = [u.text for u in chunk_documents(cluster_docs, cal.chunking)]
+        rows = await support_rows(model, units, sentences, settings)
+        values = np.array([[np.nan if j.value is None else j.value for j in r] for r in rows])
+        return [float(v) for v in np.nanmax(values, axis=0)]
+
+    labels: list[int] = []
+    scores: list[float] = []
+    for c in clusters:
+        sentences = [*c.sentences, *(p.text for p in c.planted)]
+        scores += asyncio.run(support(c.documents, sentences))
+        labels += [1] * len(c.sentences) + [0] * len(c.planted)
+    clean = [s for s, lab in zip(scores, labels, strict=True) if lab]
+    planted = [s for s, lab in zip(scores, labels, strict=True) if not lab]
+    auc = roc_auc(labels, scores)
+    bacc = balanced_accuracy(labels, [s >= cal.sentence_threshold for s in scores]).value
+    # On these two clusters the calibrated judge measured AUC ~0.8 when it was calibrated.
+    assert auc >= 0.65, (auc, clean, planted)
+    assert np.mean(clean) > np.mean(planted) + 0.1
+    assert bacc > 0.55
