@@ -91,10 +91,12 @@ def longformfact_items(path: str) -> list[Item]:
     return items
 
 
-def units_of(documents: list[str], chunking: str) -> list[str]:
+def units_of(documents: list[str], chunking: str) -> tuple[list[str], list[int]]:
+    """The texts the judge reads and the document each belongs to (`full`: one text)."""
     if chunking == "full":
-        return [join_documents(documents)]
-    return [u.text for u in chunk_documents(documents, chunking)]
+        return [join_documents(documents)], [0]
+    units = chunk_documents(documents, chunking)
+    return [u.text for u in units], [u.doc_index for u in units]
 
 
 def reduce(values: np.ndarray, how: str, axis: int) -> np.ndarray:
@@ -109,9 +111,13 @@ def reduce(values: np.ndarray, how: str, axis: int) -> np.ndarray:
 
 
 async def judge_item(model: Model, item: Item, prompt: str, chunking: str) -> np.ndarray:
+    """Support per (document, sentence): the max over each document's units, as the scorer."""
     settings = FaithfulnessSettings(max_tokens=1, prompt=prompt)
-    rows = await support_rows(model, units_of(item.documents, chunking), item.sentences, settings)
-    return np.array([[math.nan if j.value is None else j.value for j in r] for r in rows])
+    texts, owners = units_of(item.documents, chunking)
+    rows = await support_rows(model, texts, item.sentences, settings)
+    units = np.array([[math.nan if j.value is None else j.value for j in r] for r in rows])
+    owner = np.array(owners)
+    return np.stack([reduce(units[owner == d], "max", axis=0) for d in sorted(set(owners))])
 
 
 def summary_scores(matrix: np.ndarray, item: Item) -> dict[str, list[float]]:
@@ -209,6 +215,7 @@ async def main() -> None:
     parser.add_argument("--out", default=None, help="write all figures as JSON here")
     parser.add_argument("--calibrate", default=None, help="write a calibration file here")
     parser.add_argument("--choose", default=None, help="PROMPT:CHUNKING to calibrate")
+    parser.add_argument("--selection", default="", help="how the setting was chosen (recorded)")
     args = parser.parse_args()
 
     model = get_model(args.model)
@@ -254,6 +261,7 @@ async def main() -> None:
             "data": "planted_support.jsonl, calibration split",
             "prompt": prompt,
             "chunking": chunking,
+            "selection": args.selection,
             "sentence_threshold": round(r["sentence"]["threshold"], 6),
             "thresholds": {a: round(v["threshold"], 6) for a, v in r["summary"].items()},
             "figures": {
