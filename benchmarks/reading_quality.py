@@ -11,7 +11,7 @@ B. QMSum and NarrativeQA (free form): ReadAgent-P versus truncation, LR-1, LR-2 
     python benchmarks/reading_quality.py --model gguf/qwen2.5-coder-1.5b \
         --quality ../shared/data/quality/quality_5_articles.jsonl \
         [--qmsum ../shared/data/qmsum/qmsum_3_meetings.jsonl] \
-        [--narrativeqa ../shared/data/narrativeqa/test-tiny.jsonl] [--limit N]
+        [--narrativeqa ../shared/data/narrativeqa/test-tiny.jsonl] [--limit N] [--limit-free N]
 
 Every run goes through `inspect eval`, so each strategy leaves an ordinary Inspect log (in
 --log-dir) and model calls are cached: a rerun costs nothing.
@@ -50,14 +50,14 @@ def metrics(log: EvalLog) -> dict[str, float]:
     return {f"{s.name}/{m.name}": m.value for s in log.results.scores for m in s.metrics.values()}
 
 
-def run(task: Task, args: argparse.Namespace) -> dict[str, float]:
+def run(task: Task, args: argparse.Namespace, limit: int | None) -> dict[str, float]:
     model = get_model(args.model, config=GenerateConfig(max_connections=args.connections))
     roles = {"grader": get_model(args.grader)} if args.grader else None
     [log] = inspect_eval(
         task,
         model=model,
         model_roles=roles,
-        limit=args.limit,
+        limit=limit,
         log_dir=args.log_dir,
         display="none",
     )
@@ -77,7 +77,7 @@ def part_a(args: argparse.Namespace) -> None:
     words: dict[str, float] = {}
     for name, params in QUALITY_STRATEGIES:
         params = {**params, "answer_max_tokens": args.answer_tokens}
-        m = run(quality(data=args.quality, **params), args)
+        m = run(quality(data=args.quality, **params), args, args.limit)
         words[name] = m["words_consumed/mean"]
         print(
             f"| {name} | {fmt(m['correct/accuracy'], True)} | {fmt(m['unparsed/mean'], True)} | "
@@ -101,7 +101,8 @@ def part_b(args: argparse.Namespace) -> None:
         print("| strategy | LR-1 % | LR-2 % | ROUGE-1 | ROUGE-2 | ROUGE-L | CR % | words / q |")
         print("|---|---|---|---|---|---|---|---|")
         for name, params in FREE_STRATEGIES:
-            m = run(make(data=data, **params, answer_max_tokens=args.answer_tokens), args)
+            task = make(data=data, **params, answer_max_tokens=args.answer_tokens)
+            m = run(task, args, args.limit_free)
             print(
                 f"| {name} | {fmt(m['lr1/mean'], True)} | {fmt(m['lr2/mean'], True)} | "
                 f"{fmt(m['rouge1/mean'])} | {fmt(m['rouge2/mean'])} | {fmt(m['rougeL/mean'])} | "
@@ -117,7 +118,8 @@ def main() -> None:
     parser.add_argument("--quality", default=None)
     parser.add_argument("--qmsum", default=None)
     parser.add_argument("--narrativeqa", default=None)
-    parser.add_argument("--limit", type=int, default=None, help="questions per run")
+    parser.add_argument("--limit", type=int, default=None, help="QuALITY questions per run")
+    parser.add_argument("--limit-free", type=int, default=None, help="QMSum/NarrativeQA ones")
     parser.add_argument("--answer-tokens", type=int, default=96)
     parser.add_argument("--connections", type=int, default=4)
     parser.add_argument("--log-dir", default="logs/reading_benchmark")
