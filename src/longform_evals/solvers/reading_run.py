@@ -37,7 +37,8 @@ from longform_evals.solvers.recording import document_of
 __all__ = ["ANSWER_MAX_TOKENS", "ReadingRun", "format_options", "question_of"]
 
 ANSWER_MAX_TOKENS = 512
-"""Default token limit of an answer (room for a short reasoning before "Answer: (X)")."""
+"""Default token limit of an answer (the prompts ask for the answer alone; the room is for
+models that explain anyway, so their answer line is not cut off)."""
 
 
 def question_of(state: TaskState) -> str:
