@@ -6,8 +6,10 @@ are imported lazily inside the registered factories) and is covered by a test.
 """
 
 from longform_evals.models.providers import gguf, scripted
+from longform_evals.scorers.bertscore import bertscore
 from longform_evals.scorers.booookscore import booookscore as booookscore_scorer
 from longform_evals.scorers.faithfulness import faithfulness
+from longform_evals.scorers.length_control import length_control
 from longform_evals.scorers.llm_raters import llm_raters
 from longform_evals.scorers.qa_accuracy import choice_accuracy
 from longform_evals.scorers.reading_stats import reading_stats
@@ -22,6 +24,10 @@ from longform_evals.solvers import (
     hierarchical_merge,
     incremental_update,
     multidoc_summary,
+    nexus_compress,
+    nexus_preprocess,
+    nexus_sum,
+    nexus_summarize,
     read_agent_parallel,
     read_agent_sequential,
     remove_artifacts,
@@ -30,11 +36,14 @@ from longform_evals.solvers import (
 from longform_evals.tasks.booookscore import booookscore
 from longform_evals.tasks.hello import hello_longform
 from longform_evals.tasks.longformfact import longformfact
+from longform_evals.tasks.narrative import booksum
 from longform_evals.tasks.positional_bias import positional_bias
 from longform_evals.tasks.reading import narrativeqa, qmsum, quality
 
 __all__ = [
+    "bertscore",
     "bm25_pages",
+    "booksum",
     "booookscore",
     "booookscore_scorer",
     "choice_accuracy",
@@ -47,10 +56,15 @@ __all__ = [
     "hello_longform",
     "hierarchical_merge",
     "incremental_update",
+    "length_control",
     "llm_raters",
     "longformfact",
     "multidoc_summary",
     "narrativeqa",
+    "nexus_compress",
+    "nexus_preprocess",
+    "nexus_sum",
+    "nexus_summarize",
     "positional_bias",
     "qmsum",
     "quality",

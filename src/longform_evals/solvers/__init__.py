@@ -9,7 +9,10 @@
 * reading (question answering over long documents, docs/reading.md): :func:`gist_memory`,
   :func:`read_agent_parallel`, :func:`read_agent_sequential` (ReadAgent), :func:`full_text`,
   :func:`truncated`, :func:`bm25_pages`, :func:`embedding_pages`, and :func:`reading` to pick
-  one by name.
+  one by name;
+* :func:`nexus_sum` (NexusSum: dialogue preprocessing, scene-chunk summaries, compression to a
+  target length) and its stages :func:`nexus_preprocess`, :func:`nexus_summarize`,
+  :func:`nexus_compress`.
 
 Each reads ``metadata["document"]`` (else the input), writes the summary to ``state.output``
 and ``metadata["summary"]``, and logs every intermediate summary in
@@ -38,6 +41,12 @@ from longform_evals.solvers.multidoc import (
     join_documents,
     multidoc_summary,
 )
+from longform_evals.solvers.nexus_sum import (
+    nexus_compress,
+    nexus_preprocess,
+    nexus_sum,
+    nexus_summarize,
+)
 from longform_evals.solvers.packing import (
     chunk_summary_tokens,
     group_overflows,
@@ -54,6 +63,7 @@ from longform_evals.solvers.reading import READING_STRATEGIES, reading
 from longform_evals.solvers.reading_memory import clear_reading_cache
 from longform_evals.solvers.recording import Outcome, SummaryRun, TraceEntry, document_of
 from longform_evals.solvers.retrieval import bm25_pages, embedding_pages, full_text, truncated
+from longform_evals.solvers.scenes import Scene, group_scenes, has_dialogue, split_scenes
 from longform_evals.solvers.truncation import Truncated, TruncationPolicy, truncate_to_budget
 
 __all__ = [
@@ -63,6 +73,7 @@ __all__ = [
     "Candidate",
     "MultidocStrategy",
     "Outcome",
+    "Scene",
     "SummaryRun",
     "TraceEntry",
     "Truncated",
@@ -81,14 +92,20 @@ __all__ = [
     "gist_memory",
     "given_summary",
     "group_overflows",
+    "group_scenes",
     "growth_target",
     "has_artifacts",
+    "has_dialogue",
     "hierarchical_merge",
     "incremental_update",
     "is_finished",
     "join_documents",
     "join_summaries",
     "multidoc_summary",
+    "nexus_compress",
+    "nexus_preprocess",
+    "nexus_sum",
+    "nexus_summarize",
     "pack_merge_groups",
     "page_limits",
     "read_agent_parallel",
@@ -96,6 +113,7 @@ __all__ = [
     "reading",
     "remove_artifacts",
     "retry_word_limit",
+    "split_scenes",
     "summary_problems",
     "trim_prior_context",
     "truncate_to_budget",

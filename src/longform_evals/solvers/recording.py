@@ -36,7 +36,9 @@ __all__ = [
     "document_of",
 ]
 
-Step: TypeAlias = Literal["chunk", "merge", "update", "compress", "artifacts", "full"]
+Step: TypeAlias = Literal[
+    "chunk", "merge", "update", "compress", "artifacts", "full", "preprocess", "rewrite"
+]
 
 BASE_COUNTERS = ("calls", "retries", "forced_accepts")
 """Counters every strategy reports: model calls, retried calls, tries given up on."""

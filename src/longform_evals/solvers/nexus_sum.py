@@ -1,0 +1,540 @@
+"""NexusSum: dialogue-to-prose preprocessing, scene-chunk summaries, iterative compression.
+
+The pipeline (METHODS.md §3) has three stages, each a chunk-and-concatenate pass:
+
+1. *Preprocessor*: the document is split into scenes (:mod:`.scenes`), grouped 8 at a time;
+   each group with dialogue is rewritten as third-person prose (groups without dialogue pass
+   through unchanged, without a call).
+2. *Summarizer*: every group of (preprocessed) scenes is summarized on its own, all at once;
+   the summaries, in order, form the first summary S_0.
+3. *Compressor*: while the summary has more than θ (``target_words``) words, it is cut into
+   runs of whole sentences of at most δ (``chunk_tokens``) tokens, each run is shortened
+   (all at once) and the results are joined, for at most 10 rounds. A round that does not
+   shrink the summary ends the loop (``compress_stalled``) and its output is discarded.
+
+An optional last call rewrites the summary for readability. Every call uses temperature 0.3.
+The stages are also solvers of their own (:func:`nexus_preprocess`, :func:`nexus_summarize`,
+:func:`nexus_compress`); the last one compresses any summary an earlier solver left.
+
+Reported in ``metadata["nexus_sum"]``: ``target_words``, ``scenes``, ``chunks``,
+``scene_fallback``, ``dialogue_groups``, ``preprocess_skipped``, ``initial_words`` (S_0),
+``rounds``, ``lengths`` (words after each round, a stalled round included),
+``compress_stalled``, ``reached_target``; counters also go to ``summary_stats``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from inspect_ai.solver import Generate, Solver, TaskState, solver
+from inspect_ai.util import collect, span
+
+from longform_evals.prompts import PromptTemplate, load_prompt
+from longform_evals.solvers.limits import count_words
+from longform_evals.solvers.recording import Outcome, SummaryRun, document_of
+from longform_evals.solvers.scenes import (
+    DEFAULT_SCENE_WORDS,
+    group_scenes,
+    has_dialogue,
+    split_scenes,
+)
+from longform_evals.text import Tokenizer, TokenizerLike, sentence_spans
+
+__all__ = [
+    "CHUNKS_KEY",
+    "NEXUS_COUNTERS",
+    "NEXUS_KEY",
+    "compress_summary",
+    "join_pieces",
+    "nexus_compress",
+    "nexus_preprocess",
+    "nexus_sum",
+    "nexus_summarize",
+    "pack_sentences",
+    "preprocess_dialogue",
+    "rewrite_summary",
+    "scene_chunks",
+    "summarize_chunks",
+]
+
+NEXUS_KEY = "nexus_sum"
+"""Metadata key of the pipeline's report."""
+
+CHUNKS_KEY = "nexus_chunks"
+"""Metadata key where :func:`nexus_preprocess` leaves the chunks for :func:`nexus_summarize`."""
+
+NEXUS_COUNTERS = (
+    "scenes",
+    "chunks",
+    "dialogue_groups",
+    "preprocess_skipped",
+    "compress_rounds",
+    "compress_calls",
+    "compress_stalled",
+    "compress_skipped",
+    "oversized_sentences",
+    "rewrite_rejects",
+)
+
+CHUNK_SUMMARY_RATIO = 0.2
+"""Words asked of a chunk summary per word of the chunk (the paper gives no figure)."""
+MIN_CHUNK_SUMMARY_WORDS = 40
+COMPRESS_RATIO = 0.6
+"""Words asked of a compressed piece per word of the piece; δ still sets the pace, since a
+model shortens a small piece less than a large one."""
+REWRITE_TOLERANCE = 1.1
+"""A readability rewrite longer than this times max(θ, its input) is not used."""
+
+
+def _new_info(target_words: int | None) -> dict[str, Any]:
+    return {
+        "target_words": target_words,
+        "scenes": 0,
+        "chunks": 0,
+        "scene_fallback": False,
+        "dialogue_groups": 0,
+        "preprocess_skipped": 0,
+        "initial_words": None,
+        "rounds": 0,
+        "lengths": [],
+        "compress_stalled": False,
+        "reached_target": None,
+    }
+
+
+def _info(state: TaskState, target_words: int | None = None) -> dict[str, Any]:
+    """The sample's NexusSum report, created on first use."""
+    info = state.metadata.get(NEXUS_KEY)
+    if not isinstance(info, dict):
+        info = state.metadata[NEXUS_KEY] = _new_info(target_words)
+    if target_words is not None:
+        info["target_words"] = target_words
+    return info
+
+
+def _room(run: SummaryRun, text: str) -> int:
+    """Output tokens for a call that rewrites ``text`` at about its length or less."""
+    n = run.count(text)
+    return n + max(256, n // 2)
+
+
+def scene_chunks(
+    document: str, scenes_per_chunk: int = 8, scene_words: int = DEFAULT_SCENE_WORDS
+) -> tuple[list[str], int, bool]:
+    """Split ``document`` into scenes and join them ``scenes_per_chunk`` at a time.
+
+    Returns:
+        The chunk texts (joined, the document), the number of scenes, and whether scenes
+        were cut by length because the document had no scene marks.
+    """
+    scenes = split_scenes(document, scene_words)
+    groups = group_scenes(scenes, scenes_per_chunk)
+    chunks = ["".join(s.text for s in group) for group in groups]
+    return chunks, len(scenes), bool(scenes) and scenes[0].fallback
+
+
+async def preprocess_dialogue(
+    run: SummaryRun,
+    chunks: Sequence[str],
+    template: PromptTemplate,
+    temperature: float = 0.3,
+    max_tries: int = 3,
+) -> list[str]:
+    """Rewrite the dialogue of every chunk that has some as third-person prose (concurrently).
+
+    Chunks without dialogue are returned unchanged and counted in ``preprocess_skipped``.
+    """
+    todo = [i for i, chunk in enumerate(chunks) if has_dialogue(chunk)]
+    run.bump("dialogue_groups", len(todo))
+    run.bump("preprocess_skipped", len(chunks) - len(todo))
+
+    async def rewrite(text: str) -> Outcome:
+        return await run.generate(
+            lambda _words: template.render(text=text.strip()),
+            1,  # no word limit is asked for
+            max_tokens=_room(run, text),
+            temperature=temperature,
+            max_tries=max_tries,
+            check_limit=None,
+        )
+
+    async with span("preprocess", type="nexus_stage"):
+        outcomes = await collect(*(rewrite(chunks[i]) for i in todo))
+    result = list(chunks)
+    for i, outcome in zip(todo, outcomes, strict=True):
+        run.record("preprocess", 0, i, outcome)
+        result[i] = outcome.text
+    return result
+
+
+async def summarize_chunks(
+    run: SummaryRun,
+    chunks: Sequence[str],
+    template: PromptTemplate,
+    temperature: float = 0.3,
+    max_tries: int = 3,
+    summary_ratio: float = CHUNK_SUMMARY_RATIO,
+) -> str:
+    """Summarize every chunk on its own (concurrently) and join the summaries in order."""
+
+    async def summarize(text: str) -> Outcome:
+        limit = max(MIN_CHUNK_SUMMARY_WORDS, round(count_words(text) * summary_ratio))
+        return await run.generate(
+            lambda words: template.render(text=text.strip(), word_limit=words),
+            limit,
+            max_tokens=_room(run, text),  # generous: length is checked later
+            temperature=temperature,
+            max_tries=max_tries,
+            check_limit=None,
+        )
+
+    async with span("summarize", type="nexus_stage"):
+        outcomes = await collect(*(summarize(c) for c in chunks))
+    for i, outcome in enumerate(outcomes):
+        run.record("chunk", 0, i, outcome)
+    return "\n\n".join(o.text for o in outcomes)
+
+
+def pack_sentences(text: str, max_tokens: int, tokenizer: Tokenizer) -> list[tuple[int, int]]:
+    """Pack whole sentences of ``text`` greedily into runs of at most ``max_tokens`` tokens.
+
+    A sentence longer than ``max_tokens`` is a run of its own. Runs are ``(start, end)``
+    offsets from the first sentence's start to the last one's end.
+    """
+    runs: list[tuple[int, int]] = []
+    for a, b in sentence_spans(text):
+        if runs and tokenizer.count(text[runs[-1][0] : b]) <= max_tokens:
+            runs[-1] = (runs[-1][0], b)
+        else:
+            runs.append((a, b))
+    return runs
+
+
+def join_pieces(text: str, runs: Sequence[tuple[int, int]], pieces: Sequence[str]) -> str:
+    """Join the rewritten ``pieces`` of ``runs``, keeping paragraph breaks between runs."""
+    parts: list[str] = []
+    for k, piece in enumerate(pieces):
+        if k:
+            gap = text[runs[k - 1][1] : runs[k][0]]
+            parts.append("\n\n" if "\n" in gap else " ")
+        parts.append(piece.strip())
+    return "".join(parts)
+
+
+async def compress_summary(
+    run: SummaryRun,
+    summary: str,
+    template: PromptTemplate,
+    info: dict[str, Any],
+    target_words: int,
+    chunk_tokens: int = 300,
+    temperature: float = 0.3,
+    max_rounds: int = 10,
+    max_tries: int = 3,
+    compress_ratio: float = COMPRESS_RATIO,
+) -> str:
+    """Compress ``summary`` round by round until it has at most ``target_words`` words.
+
+    Stops after ``max_rounds`` rounds or at a round that does not shrink the summary
+    (counted in ``compress_stalled``; that round's output is discarded). Updates ``info``.
+    """
+
+    async def shorten(piece: str) -> Outcome:
+        words = count_words(piece)
+        run.bump("compress_calls")
+        return await run.generate(
+            lambda limit: template.render(text=piece, words=words, word_limit=limit),
+            max(1, int(words * compress_ratio)),
+            max_tokens=_room(run, piece),
+            temperature=temperature,
+            max_tries=max_tries,
+            check_limit=None,  # a round that fails to shrink is caught as a whole
+        )
+
+    words = count_words(summary)
+    lengths: list[int] = []
+    stalled = False
+    info.update(initial_words=words, target_words=target_words)
+    while words > target_words and len(lengths) < max_rounds:
+        level = len(lengths) + 1
+        runs = pack_sentences(summary, chunk_tokens, run.tokenizer)
+        run.bump(
+            "oversized_sentences", sum(run.count(summary[a:b]) > chunk_tokens for a, b in runs)
+        )
+        async with span(f"compress round {level}", type="nexus_stage"):
+            outcomes = await collect(*(shorten(summary[a:b]) for a, b in runs))
+        for i, outcome in enumerate(outcomes):
+            run.record("compress", level, i, outcome)
+        run.bump("compress_rounds")
+        shorter = join_pieces(summary, runs, [o.text for o in outcomes])
+        lengths.append(count_words(shorter))
+        if lengths[-1] >= words:
+            stalled = True
+            run.bump("compress_stalled")
+            break
+        summary, words = shorter, lengths[-1]
+    if not lengths:
+        run.bump("compress_skipped")
+    info.update(
+        rounds=len(lengths),
+        lengths=lengths,
+        compress_stalled=stalled,
+        reached_target=words <= target_words,
+    )
+    return summary
+
+
+async def rewrite_summary(
+    run: SummaryRun,
+    summary: str,
+    template: PromptTemplate,
+    target_words: int | None = None,
+    temperature: float = 0.3,
+    max_tries: int = 3,
+) -> str:
+    """Ask for a more readable version of ``summary``; keep the original if it grew too long."""
+    words = count_words(summary)
+    outcome = await run.generate(
+        lambda _limit: template.render(summary=summary, words=words),
+        words,
+        max_tokens=_room(run, summary),
+        temperature=temperature,
+        max_tries=max_tries,
+        check_limit=None,
+    )
+    allowed = REWRITE_TOLERANCE * max(words, target_words or 0)
+    if count_words(outcome.text) > allowed:
+        run.bump("rewrite_rejects")
+        outcome = Outcome(summary, outcome.tries, False, [*outcome.rejected, ["over_limit"]])
+    run.record("rewrite", 0, 0, outcome)
+    return outcome.text
+
+
+def _check(name: str, value: int, least: int) -> None:
+    if value < least:
+        raise ValueError(f"{name} must be at least {least}, got {value}")
+
+
+def _current_summary(state: TaskState) -> str:
+    summary: Any = state.metadata.get("summary") or state.output.completion
+    if not isinstance(summary, str) or not summary.strip():
+        raise ValueError(f"sample {state.sample_id!r}: there is no summary to compress")
+    return summary
+
+
+@solver
+def nexus_sum(
+    target_words: int = 900,
+    chunk_tokens: int = 300,
+    scenes_per_chunk: int = 8,
+    temperature: float = 0.3,
+    max_rounds: int = 10,
+    preprocess: bool = True,
+    compress: bool = True,
+    rewrite: bool = False,
+    max_tries: int = 3,
+    scene_words: int = DEFAULT_SCENE_WORDS,
+    prompts_dir: str | None = None,
+    tokenizer: TokenizerLike = "cl100k_base",
+) -> Solver:
+    """Summarize a narrative with the NexusSum pipeline.
+
+    Args:
+        target_words: θ, the most words the final summary should have.
+        chunk_tokens: δ, the most tokens of a piece the compressor shortens in one call.
+        scenes_per_chunk: Scenes per preprocessing and summarizing call (8 in the paper).
+        temperature: Sampling temperature of every call (0.3 in the paper).
+        max_rounds: Most compression rounds (10 in the paper).
+        preprocess: Rewrite dialogue as prose first (off: the ablation without P).
+        compress: Compress the joined chunk summaries (off: the ablation without C).
+        rewrite: Finish with a readability rewrite.
+        max_tries: Tries per call for an empty or unfinished output.
+        scene_words: Size of scenes when the text has no scene marks, and the most words
+            of a scene before it is cut (see :mod:`.scenes`).
+        prompts_dir: Optional folder overriding the ``nexus_sum/`` templates.
+        tokenizer: Counts tokens for δ and the trace.
+
+    Returns:
+        A solver that puts the summary in ``state.output`` and ``metadata["summary"]`` and
+        its report in ``metadata["nexus_sum"]``.
+
+    Raises:
+        ValueError: If ``target_words``, ``chunk_tokens``, ``scenes_per_chunk``,
+            ``scene_words`` or ``max_tries`` is below 1, or ``max_rounds`` below 0.
+    """
+    for name, value, least in [
+        ("target_words", target_words, 1),
+        ("chunk_tokens", chunk_tokens, 1),
+        ("scenes_per_chunk", scenes_per_chunk, 1),
+        ("scene_words", scene_words, 1),
+        ("max_tries", max_tries, 1),
+        ("max_rounds", max_rounds, 0),
+    ]:
+        _check(name, value, least)
+    dialogue = load_prompt("nexus_sum", "dialogue", prompts_dir) if preprocess else None
+    chunk_prompt = load_prompt("nexus_sum", "chunk", prompts_dir)
+    compress_prompt = load_prompt("nexus_sum", "compress", prompts_dir) if compress else None
+    rewrite_prompt = load_prompt("nexus_sum", "rewrite", prompts_dir) if rewrite else None
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        document = document_of(state)
+        run = SummaryRun(state, "nexus_sum", tokenizer, NEXUS_COUNTERS)
+        info = state.metadata[NEXUS_KEY] = _new_info(target_words)
+        chunks = _start(run, info, document, scenes_per_chunk, scene_words)
+        if dialogue is not None:
+            chunks = await preprocess_dialogue(run, chunks, dialogue, temperature, max_tries)
+            _copy_counts(run, info)
+        summary = await summarize_chunks(run, chunks, chunk_prompt, temperature, max_tries)
+        if compress_prompt is not None:
+            summary = await compress_summary(
+                run,
+                summary,
+                compress_prompt,
+                info,
+                target_words,
+                chunk_tokens,
+                temperature,
+                max_rounds,
+                max_tries,
+            )
+        else:
+            words = count_words(summary)
+            info.update(initial_words=words, reached_target=words <= target_words)
+        if rewrite_prompt is not None:
+            summary = await rewrite_summary(
+                run, summary, rewrite_prompt, target_words, temperature, max_tries
+            )
+        run.finish(summary)
+        return state
+
+    return solve
+
+
+def _start(
+    run: SummaryRun, info: dict[str, Any], document: str, per_chunk: int, scene_words: int
+) -> list[str]:
+    """Split the document into scene chunks and report the split."""
+    chunks, n_scenes, fallback = scene_chunks(document, per_chunk, scene_words)
+    run.stats.update(scenes=n_scenes, chunks=len(chunks))
+    info.update(scenes=n_scenes, chunks=len(chunks), scene_fallback=fallback)
+    return chunks
+
+
+def _copy_counts(run: SummaryRun, info: dict[str, Any]) -> None:
+    info["dialogue_groups"] = run.stats["dialogue_groups"]
+    info["preprocess_skipped"] = run.stats["preprocess_skipped"]
+
+
+@solver
+def nexus_preprocess(
+    scenes_per_chunk: int = 8,
+    temperature: float = 0.3,
+    max_tries: int = 3,
+    scene_words: int = DEFAULT_SCENE_WORDS,
+    prompts_dir: str | None = None,
+    tokenizer: TokenizerLike = "cl100k_base",
+) -> Solver:
+    """NexusSum's preprocessor alone: rewrite dialogue as prose, chunk by chunk.
+
+    Leaves the chunks in ``metadata["nexus_chunks"]`` for :func:`nexus_summarize`; the
+    document itself is not changed. Starts the sample's summary trace.
+    """
+    _check("scenes_per_chunk", scenes_per_chunk, 1)
+    template = load_prompt("nexus_sum", "dialogue", prompts_dir)
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        run = SummaryRun(state, "nexus_sum", tokenizer, NEXUS_COUNTERS)
+        info = state.metadata[NEXUS_KEY] = _new_info(None)
+        chunks = _start(run, info, document_of(state), scenes_per_chunk, scene_words)
+        chunks = await preprocess_dialogue(run, chunks, template, temperature, max_tries)
+        _copy_counts(run, info)
+        state.metadata[CHUNKS_KEY] = chunks
+        return state
+
+    return solve
+
+
+@solver
+def nexus_summarize(
+    scenes_per_chunk: int = 8,
+    temperature: float = 0.3,
+    max_tries: int = 3,
+    scene_words: int = DEFAULT_SCENE_WORDS,
+    prompts_dir: str | None = None,
+    tokenizer: TokenizerLike = "cl100k_base",
+) -> Solver:
+    """NexusSum's summarizer alone: summarize scene chunks and join them (S_0).
+
+    Uses the chunks :func:`nexus_preprocess` left (continuing its trace), else splits the
+    document into scene chunks itself.
+    """
+    _check("scenes_per_chunk", scenes_per_chunk, 1)
+    template = load_prompt("nexus_sum", "chunk", prompts_dir)
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        given: Any = state.metadata.get(CHUNKS_KEY)
+        if isinstance(given, list) and all(isinstance(c, str) for c in given) and given:
+            run = SummaryRun(state, None, tokenizer, NEXUS_COUNTERS)
+            chunks: list[str] = given
+        else:
+            run = SummaryRun(state, "nexus_sum", tokenizer, NEXUS_COUNTERS)
+            info = state.metadata[NEXUS_KEY] = _new_info(None)
+            chunks = _start(run, info, document_of(state), scenes_per_chunk, scene_words)
+        summary = await summarize_chunks(run, chunks, template, temperature, max_tries)
+        run.finish(summary)
+        return state
+
+    return solve
+
+
+@solver
+def nexus_compress(
+    target_words: int = 900,
+    chunk_tokens: int = 300,
+    temperature: float = 0.3,
+    max_rounds: int = 10,
+    max_tries: int = 3,
+    rewrite: bool = False,
+    prompts_dir: str | None = None,
+    tokenizer: TokenizerLike = "cl100k_base",
+) -> Solver:
+    """NexusSum's compressor alone: shorten the current summary to ``target_words`` words.
+
+    Compresses ``metadata["summary"]`` (else the last output), so it can follow any
+    summarization solver; continues that solver's trace and counters.
+
+    Raises:
+        ValueError: If ``target_words``, ``chunk_tokens`` or ``max_tries`` is below 1, or
+            ``max_rounds`` below 0.
+    """
+    _check("target_words", target_words, 1)
+    _check("chunk_tokens", chunk_tokens, 1)
+    _check("max_tries", max_tries, 1)
+    _check("max_rounds", max_rounds, 0)
+    template = load_prompt("nexus_sum", "compress", prompts_dir)
+    rewrite_prompt = load_prompt("nexus_sum", "rewrite", prompts_dir) if rewrite else None
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        summary = _current_summary(state)
+        run = SummaryRun(state, None, tokenizer, NEXUS_COUNTERS)
+        info = _info(state, target_words)
+        summary = await compress_summary(
+            run,
+            summary,
+            template,
+            info,
+            target_words,
+            chunk_tokens,
+            temperature,
+            max_rounds,
+            max_tries,
+        )
+        if rewrite_prompt is not None:
+            summary = await rewrite_summary(
+                run, summary, rewrite_prompt, target_words, temperature, max_tries
+            )
+        run.finish(summary)
+        return state
+
+    return solve
