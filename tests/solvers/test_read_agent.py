@@ -44,7 +44,7 @@ FILLER = (
 
 # Rule patterns: each matches exactly one template of prompts/read_agent/.
 PAGINATE = r"Break point: <number>"
-SHORTEN = r"Shorten it\."
+SHORTEN = r"Shorten it to at most \d+ words\."
 LOOKUP_P = r"Which pages would you like to read in full\?"
 LOOKUP_S = r"reply STOP\."
 ANSWER_MC = r"Answer: \(X\)"
@@ -393,3 +393,18 @@ def test_pagination_fallbacks_are_counted(tmp_path: Path) -> None:
     [s], api = run(tmp_path, gist_memory(min_words=100, max_words=250), [sample(doc, 0)], rule_list)
     assert info(s)["pagination_fallbacks"] == counts(api)["paginate"] > 0
     assert all(n <= 250 for n in info(s)["page_words"])
+
+
+def test_gists_are_asked_for_a_length_and_runaway_gists_are_cut_and_counted(
+    tmp_path: Path,
+) -> None:
+    doc = make_document(12)
+    rule_list = rules()
+    rule_list[1] = {"pattern": SHORTEN, "response": "copied " * 2000}  # a page copied on and on
+    samples, api = run(tmp_path, gist_memory(), [sample(doc, 0)], rule_list)
+    reading = info(samples[0])
+    assert reading["gists_cut"] == reading["pages"] > 0
+    gist_prompts = [c.last_user for c in api.calls if c.rule == 1]
+    limits = [int(m) for p in gist_prompts for m in re.findall(r"at most (\d+) words", p)]
+    assert limits and all(limit >= 20 for limit in limits)
+    assert reading["gist_words"] < 3 * sum(limits)  # capped near twice the words asked for

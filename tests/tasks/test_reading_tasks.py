@@ -24,7 +24,7 @@ def _first_tag(text: str, _: int) -> str:
 
 READER = [
     {"pattern": r"Break point: <number>", "response": _first_tag},
-    {"pattern": r"Shorten it\.", "response": "A short gist of this page."},
+    {"pattern": r"Shorten it to at most \d+ words\.", "response": "A short gist of this page."},
     {"pattern": r"Which pages would you like to read in full\?", "response": "[0]"},
     {"pattern": r"Answer: \(X\)", "response": "The text says so. Answer: (B)"},
     {"pattern": r"Be concise", "response": "They meet at the harbour."},

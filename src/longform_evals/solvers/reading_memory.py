@@ -141,10 +141,22 @@ class GistMemory:
     prompt_words: int
     empty: int
     """Gists that came back empty (kept empty; the page can still be looked up)."""
+    cut: int = 0
+    """Gists stopped by the token cap (kept as they are)."""
 
     @property
     def words(self) -> int:
         return sum(words(g) for g in self.gists)
+
+
+GIST_RATIO = 0.4
+"""A gist is asked to keep at most this share of its page's words (at least 20). The paper's
+prompt names no length; small models then often copy the page, so the prompt states one."""
+
+
+def gist_word_limit(page: str) -> int:
+    """Words a page's gist may have."""
+    return max(20, round(GIST_RATIO * words(page)))
 
 
 async def document_pages(
@@ -198,26 +210,33 @@ async def document_gists(
     ``settings.conditional`` the question is shown and is part of the key."""
     name = "shorten_conditional" if settings.conditional else "shorten"
     template = load_prompt("read_agent", name, settings.prompts_dir)
-    config = GenerateConfig(temperature=0.0, max_tokens=settings.gist_max_tokens)
     asked = question if settings.conditional else None
-    key = _key("gists", pages.key, template.text, settings.gist_max_tokens, asked)
+    key = _key("gists", pages.key, template.text, settings.gist_max_tokens, GIST_RATIO, asked)
 
     def render(page: str) -> str:
+        limit = gist_word_limit(page)
         if settings.conditional:
-            return template.render(page=page, question=question)
-        return template.render(page=page)
+            return template.render(page=page, question=question, word_limit=limit)
+        return template.render(page=page, word_limit=limit)
 
-    async def gist(page: str) -> str:
+    async def gist(page: str) -> tuple[str, bool]:
+        # Small models sometimes copy the page and keep going; the token cap (about twice
+        # the words asked for) stops that, and such gists are counted.
+        cap = min(settings.gist_max_tokens, 2 * gist_word_limit(page) + 16)
+        config = GenerateConfig(temperature=0.0, max_tokens=cap)
         output = await model.generate(render(page), config=config, cache=settings.policy())
-        return _GIST_LABEL.sub("", output.completion, count=1).strip()
+        text = _GIST_LABEL.sub("", output.completion, count=1).strip()
+        return text, output.stop_reason in ("max_tokens", "model_length")
 
     async def compute() -> GistMemory:
-        gists = await collect(*(gist(p) for p in pages.pages))
+        results = await collect(*(gist(p) for p in pages.pages))
+        gists = [g for g, _ in results]
         return GistMemory(
-            gists=list(gists),
+            gists=gists,
             calls=len(gists),
             prompt_words=sum(words(render(p)) for p in pages.pages),
             empty=sum(1 for g in gists if not g),
+            cut=sum(1 for _, was_cut in results if was_cut),
         )
 
     return await memoized(model, key, compute)

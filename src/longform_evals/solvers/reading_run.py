@@ -138,6 +138,7 @@ class ReadingRun:
             gist_calls=gists.calls,
             gist_prompt_words=gists.prompt_words,
             empty_gists=gists.empty,
+            gists_cut=gists.cut,
             conditional=conditional,
         )
 
