@@ -149,9 +149,10 @@ class GistMemory:
         return sum(words(g) for g in self.gists)
 
 
-GIST_RATIO = 0.4
+GIST_RATIO = 0.2
 """A gist is asked to keep at most this share of its page's words (at least 20). The paper's
-prompt names no length; small models then often copy the page, so the prompt states one."""
+prompt names no length (its QuALITY gists came out at 650 words for 4,122-word articles, about
+16 %); small models then often copy the page, so the prompt states one."""
 
 
 def gist_word_limit(page: str) -> int:
