@@ -12,6 +12,7 @@ B. QMSum and NarrativeQA (free form): ReadAgent-P versus truncation, LR-1, LR-2 
         --quality ../shared/data/quality/quality_5_articles.jsonl \
         [--qmsum ../shared/data/qmsum/qmsum_3_meetings.jsonl] \
         [--narrativeqa ../shared/data/narrativeqa/test-tiny.jsonl] [--limit N] [--limit-free N]
+        [--article ID]
 
 Every run goes through `inspect eval`, so each strategy leaves an ordinary Inspect log (in
 --log-dir) and model calls are cached: a rerun costs nothing.
@@ -51,6 +52,10 @@ def metrics(log: EvalLog) -> dict[str, float]:
 
 
 def run(task: Task, args: argparse.Namespace, limit: int | None) -> dict[str, float]:
+    if args.article:
+        task.dataset = task.dataset.filter(lambda s: str(s.id).startswith(f"{args.article}:"))
+        if len(task.dataset) == 0:
+            raise SystemExit(f"no questions on an article with id {args.article!r}")
     model = get_model(args.model, config=GenerateConfig(max_connections=args.connections))
     roles = {"grader": get_model(args.grader)} if args.grader else None
     [log] = inspect_eval(
@@ -71,7 +76,8 @@ def fmt(value: float, pct: bool = False) -> str:
 
 
 def part_a(args: argparse.Namespace) -> None:
-    print(f"\nA. QuALITY ({args.quality}), reader {args.model}")
+    only = f", article {args.article}" if args.article else ""
+    print(f"\nA. QuALITY ({args.quality}{only}), reader {args.model}")
     print("| strategy | accuracy % | unparsed % | CR % | pages looked up | words / question |")
     print("|---|---|---|---|---|---|")
     words: dict[str, float] = {}
@@ -120,6 +126,7 @@ def main() -> None:
     parser.add_argument("--narrativeqa", default=None)
     parser.add_argument("--limit", type=int, default=None, help="QuALITY questions per run")
     parser.add_argument("--limit-free", type=int, default=None, help="QMSum/NarrativeQA ones")
+    parser.add_argument("--article", default=None, help="only this QuALITY article id")
     parser.add_argument("--answer-tokens", type=int, default=96)
     parser.add_argument("--connections", type=int, default=4)
     parser.add_argument("--log-dir", default="logs/reading_benchmark")
