@@ -28,14 +28,15 @@ import asyncio
 import json
 import math
 import time
-import warnings
 from dataclasses import dataclass, field
+from itertools import product
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from inspect_ai.model import Model, get_model
 
+from longform_evals.analysis._reduce import MERGES, nan_reduce
 from longform_evals.analysis.agreement import balanced_accuracy, best_threshold, roc_auc
 from longform_evals.data.longformfact import load_longformfact
 from longform_evals.data.planted_support import load_planted_support
@@ -99,17 +100,6 @@ def units_of(documents: list[str], chunking: str) -> tuple[list[str], list[int]]
     return [u.text for u in units], [u.doc_index for u in units]
 
 
-def reduce(values: np.ndarray, how: str, axis: int) -> np.ndarray:
-    """max / mean / min along an axis, ignoring NaN (all-NaN gives NaN, quietly)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        if how == "max":
-            return np.asarray(np.nanmax(values, axis=axis))
-        if how == "min":
-            return np.asarray(np.nanmin(values, axis=axis))
-        return np.asarray(np.nanmean(values, axis=axis))
-
-
 async def judge_item(model: Model, item: Item, prompt: str, chunking: str) -> np.ndarray:
     """Support per (document, sentence): the max over each document's units, as the scorer."""
     settings = FaithfulnessSettings(max_tokens=1, prompt=prompt)
@@ -117,15 +107,16 @@ async def judge_item(model: Model, item: Item, prompt: str, chunking: str) -> np
     rows = await support_rows(model, texts, item.sentences, settings)
     units = np.array([[math.nan if j.value is None else j.value for j in r] for r in rows])
     owner = np.array(owners)
-    return np.stack([reduce(units[owner == d], "max", axis=0) for d in sorted(set(owners))])
+    return np.stack([nan_reduce(units[owner == d], "max", axis=0) for d in sorted(set(owners))])
 
 
 def summary_scores(matrix: np.ndarray, item: Item) -> dict[str, list[float]]:
     out: dict[str, list[float]] = {}
-    for agg in SUMMARY_AGGREGATIONS:
-        d, s = agg.split("_")
-        per_sentence = reduce(matrix, d, axis=0)
-        out[agg] = [float(reduce(per_sentence[idx], s, axis=0)) for idx, _ in item.summaries]
+    for d, s in product(MERGES, MERGES):  # the order of SUMMARY_AGGREGATIONS
+        per_sentence = nan_reduce(matrix, d, axis=0)
+        out[f"{d}_{s}"] = [
+            float(nan_reduce(per_sentence[idx], s, axis=0)) for idx, _ in item.summaries
+        ]
     return out
 
 
@@ -139,7 +130,7 @@ def pooled(results: list[tuple[Item, np.ndarray]], splits: set[str]) -> dict[str
     for item, matrix in results:
         if item.split not in splits:
             continue
-        support = reduce(matrix, "max", axis=0)
+        support = nan_reduce(matrix, "max", axis=0)
         for label, value in zip(item.sentence_labels, support, strict=True):
             if label is not None:
                 sent_labels.append(int(label))

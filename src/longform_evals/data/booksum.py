@@ -30,7 +30,6 @@ the title, ``target`` the reference summaries. Metadata: ``dataset`` (``"booksum
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
@@ -42,6 +41,7 @@ from inspect_ai.dataset import Sample
 from longform_evals.data.jsonl import DataError, jsonl_records
 from longform_evals.data.reading_samples import (
     existing_file,
+    hf_rows,
     optional_text,
     require_mapping,
     require_text,
@@ -255,19 +255,6 @@ def booksum_complete_samples_from_rows(
     return _samples(docs.by_id.values(), origin)
 
 
-def _hf_rows(dataset_id: str, split: str, config: str | None) -> Iterable[Mapping[str, Any]]:
-    try:
-        # Imported lazily: `datasets` is optional and heavy, and only these loaders need it.
-        datasets = importlib.import_module("datasets")
-    except ImportError as exc:
-        raise ImportError(
-            f"loading {dataset_id!r} from the Hugging Face hub needs the `datasets` library: "
-            "pip install 'longform-evals[hf]' (or datasets)"
-        ) from exc
-    rows: Iterable[Mapping[str, Any]] = datasets.load_dataset(dataset_id, config, split=split)
-    return rows
-
-
 def load_booksum_hf(split: str = "test", dataset_id: str = BOOKSUM_HF_DATASET) -> list[Sample]:
     """Load BookSum chapters from ``kmfoda/booksum`` (needs internet and the ``hf`` extra).
 
@@ -275,7 +262,7 @@ def load_booksum_hf(split: str = "test", dataset_id: str = BOOKSUM_HF_DATASET) -
         ImportError: If ``datasets`` is not installed (``pip install 'longform-evals[hf]'``).
         DataError: If a row is malformed.
     """
-    rows = _hf_rows(dataset_id, split, None)
+    rows = hf_rows(dataset_id, split, None)
     return booksum_samples_from_rows(rows, f"{dataset_id} [{split}]")
 
 
@@ -290,5 +277,5 @@ def load_booksum_complete_hf(
         ValueError: If ``level`` is not a known level.
     """
     config = _COMPLETE_CONFIGS[_check_level(level)]
-    rows = _hf_rows(dataset_id, split, config)
+    rows = hf_rows(dataset_id, split, config)
     return booksum_complete_samples_from_rows(rows, level, f"{dataset_id}/{config} [{split}]")

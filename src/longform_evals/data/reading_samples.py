@@ -209,7 +209,7 @@ def as_int(value: object) -> int | None:
     return None
 
 
-def hf_rows(dataset_id: str, split: str) -> Iterable[Mapping[str, Any]]:
+def hf_rows(dataset_id: str, split: str, config: str | None = None) -> Iterable[Mapping[str, Any]]:
     """Rows of a Hugging Face dataset split, through the optional ``datasets`` library.
 
     Raises:
@@ -223,5 +223,7 @@ def hf_rows(dataset_id: str, split: str) -> Iterable[Mapping[str, Any]]:
             f"loading {dataset_id!r} from the Hugging Face hub needs the `datasets` library: "
             "pip install 'longform-evals[hf]' (or datasets)"
         ) from exc
-    rows: Iterable[Mapping[str, Any]] = datasets.load_dataset(dataset_id, split=split)
+    rows: Iterable[Mapping[str, Any]] = datasets.load_dataset(
+        *([dataset_id] if config is None else [dataset_id, config]), split=split
+    )
     return rows

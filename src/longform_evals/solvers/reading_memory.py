@@ -28,6 +28,7 @@ from inspect_ai.model import CachePolicy, GenerateConfig, Model, ModelAPI
 from inspect_ai.util import collect
 
 from longform_evals.prompts import load_prompt
+from longform_evals.solvers.limits import count_words
 from longform_evals.solvers.pagination import Window, page_limits, paginate
 
 __all__ = [
@@ -48,9 +49,8 @@ _locks: dict[tuple[int, str], anyio.Lock] = {}
 _GIST_LABEL = re.compile(r"(?i)^\s*(?:shortened|short)\s+(?:version|text|page)\s*:\s*")
 
 
-def words(text: str) -> int:
-    """Whitespace-separated words (the unit of page limits, compression rate and cost)."""
-    return len(text.split())
+# Whitespace words: the unit of page limits, compression rate and cost, as of every word limit.
+words = count_words
 
 
 def clear_reading_cache() -> None:
