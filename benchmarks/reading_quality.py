@@ -6,7 +6,9 @@ A. QuALITY (multiple choice): full text, GistMem, ReadAgent-P (1-2 pages), ReadA
    their article, as the paper's §3.3), and ReadAgent's words per question as a ratio of full
    text's.
 B. QMSum and NarrativeQA (free form): ReadAgent-P versus truncation, LR-1, LR-2 (the `grader`
-   role: the same model unless --grader) and ROUGE.
+   role: the same model unless --grader; read by the grader's calibrated P(yes) thresholds
+   when it has a calibration, and also re-read from the recorded verdict words by the paper's
+   rule) and ROUGE.
 
     python benchmarks/reading_quality.py --model gguf/qwen2.5-coder-1.5b \
         --quality ../shared/data/quality/quality_5_articles.jsonl \
@@ -29,6 +31,7 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
 from inspect_ai.model import GenerateConfig, get_model
 
+from longform_evals.scorers.llm_raters import rate_reference
 from longform_evals.tasks.reading import narrativeqa, qmsum, quality
 
 QUALITY_STRATEGIES: list[tuple[str, dict[str, Any]]] = [
@@ -51,7 +54,7 @@ def metrics(log: EvalLog) -> dict[str, float]:
     return {f"{s.name}/{m.name}": m.value for s in log.results.scores for m in s.metrics.values()}
 
 
-def run(task: Task, args: argparse.Namespace, limit: int | None) -> dict[str, float]:
+def run_log(task: Task, args: argparse.Namespace, limit: int | None) -> EvalLog:
     if args.article:
         task.dataset = task.dataset.filter(lambda s: str(s.id).startswith(f"{args.article}:"))
         if len(task.dataset) == 0:
@@ -66,7 +69,27 @@ def run(task: Task, args: argparse.Namespace, limit: int | None) -> dict[str, fl
         log_dir=args.log_dir,
         display="none",
     )
-    return metrics(log)
+    return log
+
+
+def run(task: Task, args: argparse.Namespace, limit: int | None) -> dict[str, float]:
+    return metrics(run_log(task, args, limit))
+
+
+def verdict_rule(log: EvalLog) -> tuple[float, float]:
+    """LR-1 and LR-2 by the paper's verdict-word rule, re-read from the raters' recorded verdicts
+    (a calibrated run keeps the words too), as fractions."""
+    exact = partial = n = 0
+    for sample in log.samples or []:
+        meta = (sample.scores or {})["llm_raters"].metadata or {}
+        ratings = [
+            rate_reference(r["strict"]["verdict"], r["permissive"]["verdict"])[0]
+            for r in meta.get("ratings", [])
+        ]
+        n += 1
+        exact += "exact" in ratings
+        partial += "exact" in ratings or "partial" in ratings
+    return (exact / n, partial / n) if n else (math.nan, math.nan)
 
 
 def fmt(value: float, pct: bool = False) -> str:
@@ -104,13 +127,23 @@ def part_b(args: argparse.Namespace) -> None:
         if not data:
             continue
         print(f"\nB. {label} ({data}), reader {args.model}, grader {args.grader or args.model}")
-        print("| strategy | LR-1 % | LR-2 % | ROUGE-1 | ROUGE-2 | ROUGE-L | CR % | words / q |")
-        print("|---|---|---|---|---|---|---|---|")
+        print(
+            "| strategy | LR-1 % | LR-2 % | rule | LR-1 % (verdict words) | LR-2 % (verdict words) "
+            "| ROUGE-1 | ROUGE-2 | ROUGE-L | CR % | words / q |"
+        )
+        print("|---|---|---|---|---|---|---|---|---|---|---|")
         for name, params in FREE_STRATEGIES:
             task = make(data=data, **params, answer_max_tokens=args.answer_tokens)
-            m = run(task, args, args.limit_free)
+            log = run_log(task, args, args.limit_free)
+            m = metrics(log)
+            rules = {
+                str(((s.scores or {})["llm_raters"].metadata or {}).get("rule"))
+                for s in log.samples or []
+            }
+            lr1_words, lr2_words = verdict_rule(log)
             print(
                 f"| {name} | {fmt(m['lr1/mean'], True)} | {fmt(m['lr2/mean'], True)} | "
+                f"{'/'.join(sorted(rules))} | {fmt(lr1_words, True)} | {fmt(lr2_words, True)} | "
                 f"{fmt(m['rouge1/mean'])} | {fmt(m['rouge2/mean'])} | {fmt(m['rougeL/mean'])} | "
                 f"{fmt(m['compression_rate/mean'])} | {fmt(m['words_consumed/mean'])} |",
                 flush=True,

@@ -107,6 +107,20 @@ def test_escaped_braces() -> None:
     assert PromptTemplate.from_text("{a}").render(a="{b}") == "{b}"
 
 
+def test_fill_leaves_the_other_fields_for_render() -> None:
+    template = PromptTemplate.from_text("Text: {text}\nQ: {question} ({n} words) {{x}}", "t.txt")
+    filled = template.fill(question="Why {so}?")
+    assert filled.fields == {"text", "n"} and filled.source == "t.txt"
+    assert filled.render(text="A", n=3) == "Text: A\nQ: Why {so}? (3 words) {x}"
+    # the text is still a template that parses to the same thing
+    assert PromptTemplate.from_text(filled.text).render(text="A", n=3) == filled.render(
+        text="A", n=3
+    )
+    assert filled.fill().render(text="B", n=1) == filled.render(text="B", n=1)
+    with pytest.raises(PromptError, match="no field"):
+        template.fill(title="x")
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [

@@ -36,7 +36,7 @@ from longform_evals.solvers import (
 from longform_evals.tasks.booookscore import booookscore
 from longform_evals.tasks.hello import hello_longform
 from longform_evals.tasks.longformfact import longformfact
-from longform_evals.tasks.narrative import booksum
+from longform_evals.tasks.narrative import booksum, squality
 from longform_evals.tasks.positional_bias import positional_bias
 from longform_evals.tasks.reading import narrativeqa, qmsum, quality
 
@@ -74,6 +74,7 @@ __all__ = [
     "remove_artifacts",
     "rouge",
     "scripted",
+    "squality",
     "summary_statistics",
     "truncated",
 ]

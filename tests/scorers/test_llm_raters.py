@@ -3,6 +3,8 @@ a scripted reader and a scripted grader bound to the `grader` role."""
 
 from __future__ import annotations
 
+import json
+import math
 import re
 from pathlib import Path
 from typing import Any, get_args
@@ -18,12 +20,14 @@ from inspect_ai.model import Model, get_model
 from inspect_ai.scorer import Score
 from inspect_ai.solver import generate
 
+from longform_evals.judges.rater_calibration import RaterCalibration, load_rater_calibration
 from longform_evals.models.scripted import ScriptedModelAPI
 from longform_evals.scorers.llm_raters import (
     Verdict,
     llm_raters,
     parse_verdict,
     rate_reference,
+    rate_reference_calibrated,
 )
 
 
@@ -101,7 +105,11 @@ def grader() -> Model:
         "scripted/grader",
         rules=[
             # The strict rater on the barn pair reads nothing useful first, then YES.
-            {"pattern": r"(?s)in the barn.*\(YES or NO\)", "response": ["Hmm.", "YES"]},
+            {
+                "pattern": r"(?s)in the barn.*\(YES or NO\)",
+                "response": ["Hmm.", "YES"],
+                "where": "all",
+            },
             {"pattern": "Reference answer:", "response": grader_answer, "where": "all"},
         ],
         memoize=False,
@@ -160,14 +168,20 @@ def test_ratings_end_to_end(tmp_path: Path) -> None:
 
     best = scores["best"].metadata or {}
     assert [r["rating"] for r in best["ratings"]] == ["none", "partial"]
-    assert best["ratings"][1]["strict"] == {"verdict": "no", "answers": ["NO"]}
-    assert best["ratings"][1]["permissive"] == {"verdict": "partial", "answers": ["Yes, partially"]}
+    assert best["rule"] == "verdicts" and best["calibration"] == "uncalibrated"
+    assert best["ratings"][1]["strict"] == {"verdict": "no", "p_yes": 0.0, "answers": ["NO"]}
+    assert best["ratings"][1]["permissive"] == {
+        "verdict": "partial",
+        "p_yes": 1.0,
+        "answers": ["Yes, partially"],
+    }
     assert best["rating"] == "partial" and best["determined"] is True
     retried = (scores["retried"].metadata or {})["ratings"][0]["strict"]
-    assert retried == {"verdict": "yes", "answers": ["Hmm.", "YES"]}
+    assert retried == {"verdict": "yes", "p_yes": 1.0, "answers": ["Hmm.", "YES"]}
     unparsed = scores["unparsed"].metadata or {}
     assert unparsed["ratings"][0]["permissive"] == {
         "verdict": None,
+        "p_yes": None,
         "answers": ["It depends.", "It depends."],
     }
     assert unparsed["determined"] is False and unparsed["unparsed_verdicts"] == 1
@@ -182,7 +196,13 @@ def test_ratings_end_to_end(tmp_path: Path) -> None:
     assert isinstance(api, ScriptedModelAPI)
     # Two raters per distinct (reference, answer) pair (6 pairs), plus one retry each for the
     # barn and attic pairs; pairs shared by two samples may come from the cache the second time.
-    assert len({c.prompt for c in api.calls}) == 2 * 6
+    # A retry shows the unreadable answer and asks for the verdict alone (at temperature 0 the
+    # same prompt would only repeat it).
+    assert len({c.prompt for c in api.calls}) == 2 * 6 + 2
+    retries = [c.prompt for c in api.calls if "could not be read" in c.prompt]
+    assert len(retries) == 2
+    attic = next(r for r in retries if "in the attic" in r)
+    assert attic.index("It depends.") < attic.index("one of: Yes, Yes, partially, or No.")
     assert 2 * 6 + 2 <= len(api.calls) <= 2 * 8 + 2
     assert sum("in the attic" in c.prompt for c in api.calls) == 3
     assert {c.config.temperature for c in api.calls} == {0.0}
@@ -234,3 +254,125 @@ def test_prompt_override_must_keep_the_fields(tmp_path: Path) -> None:
     (tmp_path / "raters" / "strict.txt").write_text("Compare {reference} and {answer}.\n")
     with pytest.raises(ValueError, match="lacks field"):
         llm_raters(prompts_dir=str(tmp_path))
+
+
+# --- the calibrated rule: P(yes) against a grader's thresholds ---------------------------------
+
+
+def _logprobs(p_yes: float, yes: str = "Yes", no: str = "No") -> dict[str, float]:
+    return {yes: math.log(p_yes), no: math.log(1 - p_yes)}
+
+
+# (reference, answer) -> (strict P(YES), permissive P(Yes)); every verdict word is "Yes", the
+# way a small grader answers, so the verdict rule would call all three exact.
+CALIBRATED = {
+    ("under the floorboards", "beneath the floor"): (0.95, 0.97),
+    ("in the bell tower of the chapel", "in the chapel"): (0.7, 0.9),
+    ("in the cellar", "in the chapel"): (0.6, 0.55),
+}
+
+
+def calibrated_grader() -> Model:
+    rules: list[dict[str, Any]] = []
+    for (reference, answer), (p_strict, p_permissive) in CALIBRATED.items():
+        pair = rf"(?s)Reference answer: {reference}\n\nThe reader's answer: {answer}\n\n"
+        rules.append(
+            {
+                "pattern": pair + r".*\(YES or NO\)",
+                "response": "YES",
+                "top_logprobs": _logprobs(p_strict, "YES", "NO"),
+            }
+        )
+        rules.append({"pattern": pair, "response": "Yes", "top_logprobs": _logprobs(p_permissive)})
+    return get_model("scripted/grader", rules=rules, memoize=False)
+
+
+CALIBRATED_SAMPLES = [
+    _sample("exact", "beneath the floor", ["under the floorboards"]),
+    _sample("partial", "in the chapel", ["in the bell tower of the chapel"]),
+    _sample("none", "in the chapel", ["in the cellar"]),
+]
+
+
+def _calibration_file(tmp_path: Path, exact: float = 0.8, partial: float = 0.6) -> str:
+    path = tmp_path / "raters.json"
+    path.write_text(json.dumps({"exact_threshold": exact, "partial_threshold": partial}))
+    return str(path)
+
+
+def test_calibrated_rule_reads_p_yes_against_the_thresholds(tmp_path: Path) -> None:
+    judge = calibrated_grader()
+    calibration = _calibration_file(tmp_path)
+    scores = _scores(_run(tmp_path, CALIBRATED_SAMPLES, judge, calibration=calibration))
+    values = {k: s.value for k, s in scores.items()}
+    assert values == {
+        "exact": {"lr1": 1, "lr2": 1, "unparsed": 0},
+        "partial": {"lr1": 0, "lr2": 1, "unparsed": 0},
+        "none": {"lr1": 0, "lr2": 0, "unparsed": 0},
+    }
+    meta = scores["partial"].metadata or {}
+    assert meta["rule"] == "calibrated" and meta["calibration"] == calibration
+    assert (meta["exact_threshold"], meta["partial_threshold"]) == (0.8, 0.6)
+    rating = meta["ratings"][0]
+    assert rating["strict"]["p_yes"] == pytest.approx(0.7)
+    assert rating["permissive"]["p_yes"] == pytest.approx(0.9)
+    assert rating["strict"]["verdict"] == "yes"  # the words are kept in the log too
+    api = judge.api
+    assert isinstance(api, ScriptedModelAPI)
+    assert all(c.config.logprobs and c.config.top_logprobs for c in api.calls)
+
+    # The same verdicts read by their words: everything is an exact match.
+    words = _scores(_run(tmp_path / "w", CALIBRATED_SAMPLES, calibrated_grader(), rule="verdicts"))
+    assert {k: s.value["lr1"] for k, s in words.items()} == {"exact": 1, "partial": 1, "none": 1}  # type: ignore[index]
+    assert (words["none"].metadata or {})["rule"] == "verdicts"
+
+
+def test_calibrated_rule_needs_a_calibration(tmp_path: Path) -> None:
+    log = _run(tmp_path, CALIBRATED_SAMPLES[:1], calibrated_grader(), rule="calibrated")
+    assert log.status == "error"
+    assert log.error and "needs a rater calibration for grader scripted/grader" in log.error.message
+    with pytest.raises(ValueError, match="unknown rater rule 'strictest'"):
+        llm_raters(rule="strictest")
+
+
+def test_auto_rule_without_calibration_reads_verdicts(tmp_path: Path) -> None:
+    scores = _scores(_run(tmp_path, CALIBRATED_SAMPLES[2:], calibrated_grader()))
+    assert scores["none"].value == {"lr1": 1, "lr2": 1, "unparsed": 0}
+    assert (scores["none"].metadata or {})["rule"] == "verdicts"
+
+
+@pytest.mark.parametrize(
+    ("content", "problem"),
+    [
+        ({"exact_threshold": 0.5}, "needs exact_threshold and partial_threshold"),
+        ({"exact_threshold": 1.5, "partial_threshold": 0.5}, "must be in \\[0, 1\\]"),
+        ([0.5, 0.5], "malformed"),
+    ],
+)
+def test_malformed_calibration_is_named(tmp_path: Path, content: Any, problem: str) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(content))
+    with pytest.raises(ValueError, match=problem):
+        load_rater_calibration("any/grader", str(path))
+
+
+def test_packaged_calibration_of_the_local_grader() -> None:
+    cal = load_rater_calibration("gguf/qwen2.5-coder-1.5b")
+    assert cal.calibrated and cal.source == "packaged raters_qwen2.5-coder-1.5b.json"
+    assert 0.0 < cal.exact_threshold <= 1.0 and 0.0 < cal.partial_threshold <= 1.0
+    assert not load_rater_calibration("openai/gpt-4o").calibrated
+
+
+_P = st.one_of(st.none(), st.floats(0.0, 1.0))
+
+
+@given(strict=_P, permissive=_P, fill=st.floats(0.0, 1.0))
+def test_calibrated_bounds_contain_every_completion(
+    strict: float | None, permissive: float | None, fill: float
+) -> None:
+    cal = RaterCalibration(source="test", exact_threshold=0.7, partial_threshold=0.4)
+    lower, upper = rate_reference_calibrated(strict, permissive, cal)
+    known, _ = rate_reference_calibrated(
+        fill if strict is None else strict, fill if permissive is None else permissive, cal
+    )
+    assert _RANK[lower] <= _RANK[known] <= _RANK[upper]

@@ -22,7 +22,8 @@ Rendering
 ---------
 :meth:`PromptTemplate.render` requires a value for every field and, unless
 ``allow_extra=True``, rejects values for fields the template does not have (which catches
-typos in either the template or the code).
+typos in either the template or the code). :meth:`PromptTemplate.fill` fills some fields
+ahead of time (a sample's question) and returns a template needing only the rest.
 
 Overrides and packaged fields
 -----------------------------
@@ -116,6 +117,42 @@ class PromptTemplate:
                 )
             raise PromptError(f"cannot render prompt {self.source}: {'; '.join(problems)}")
         return "".join(p if isinstance(p, str) else str(values[p.name]) for p in self._parts)
+
+    def fill(self, **values: object) -> PromptTemplate:
+        """Fill some placeholders now and leave the others for :meth:`render`.
+
+        The result keeps ``source``; its ``text`` is the template with those fields replaced
+        (braces in the values doubled, so it still parses to the same template).
+
+        Args:
+            **values: Values (each converted with ``str``) for some of the fields.
+
+        Raises:
+            PromptError: If a value has no field in the template.
+        """
+        extra = values.keys() - self.fields
+        if extra:
+            raise PromptError(
+                f"cannot fill prompt {self.source}: the template has no field(s) "
+                f"{_names(extra)} (its fields: {_names(self.fields) or 'none'})"
+            )
+        parts: list[str | _Field] = []
+        for part in self._parts:
+            piece = (
+                str(values[part.name]) if isinstance(part, _Field) and part.name in values else part
+            )
+            if isinstance(piece, str) and parts and isinstance(parts[-1], str):
+                parts[-1] += piece
+            else:
+                parts.append(piece)
+        text = "".join(_escape(p) if isinstance(p, str) else "{" + p.name + "}" for p in parts)
+        return PromptTemplate(
+            text=text, source=self.source, fields=self.fields - values.keys(), _parts=tuple(parts)
+        )
+
+
+def _escape(literal: str) -> str:
+    return literal.replace("{", "{{").replace("}", "}}")
 
 
 def _names(names: Iterable[str]) -> str:

@@ -2,16 +2,25 @@
 
 Two raters on the `grader` role compare the answer with each reference answer: a strict one
 (does the answer mean exactly what the reference says? YES / NO) and a permissive one (Yes /
-Yes, partially / No). Against one reference the answer is an *exact* match when either rater
-says so (strict YES or permissive plain Yes), a *partial* match when only the permissive rater
-says "Yes, partially", else no match; over several references the best rating counts. LR-1 is
-the share of exact matches, LR-2 the share of exact or partial ones (the ReadAgent paper's
-raters, with this project's own prompts in `prompts/raters/`).
+Yes, partially / No). LR-1 is the share of exact matches, LR-2 the share of exact or partial
+ones; over several references the best rating counts (the ReadAgent paper's raters, with this
+project's own prompts in `prompts/raters/`). The rating is read by one of two rules:
 
-A verdict that cannot be read is asked once more; one that still cannot be read is recorded as
-missing, never read as "No". The sample then counts in `unparsed`, and its LR-1 / LR-2 count
-only what the readable verdicts establish (a lower bound); metadata says whether the missing
-verdicts could have changed the rating (`determined`).
+* `verdicts` (the paper's): exact when either rater says so (strict YES or permissive plain
+  Yes), partial when only the permissive rater says "Yes, partially", else none.
+* `calibrated`: exact when the strict rater's P(YES) reaches the grader's calibrated
+  `exact_threshold`, partial when the permissive rater's P(Yes) (which covers "Yes" and "Yes,
+  partially") reaches `partial_threshold`, else none. Small graders need it: they answer the
+  permissive prompt with a plain "Yes" almost whatever the answer (see
+  `longform_evals.judges.rater_calibration`).
+
+`auto` (the default) uses `calibrated` when the grader has a calibration, else `verdicts`.
+
+A verdict that cannot be read is asked once more, with the unreadable answer shown and a
+request for the verdict alone; one that still cannot be read is recorded as missing, never
+read as "No". The sample then counts in `unparsed`, and its LR-1 / LR-2 count only what the
+readable verdicts establish (a lower bound); metadata says whether the missing verdicts could
+have changed the rating (`determined`).
 """
 
 from __future__ import annotations
@@ -21,10 +30,24 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from inspect_ai.model import CachePolicy, GenerateConfig, Model, get_model
+from inspect_ai.model import (
+    ChatMessage,
+    ChatMessageAssistant,
+    ChatMessageUser,
+    GenerateConfig,
+    Model,
+    get_model,
+)
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
+from longform_evals.judges.rater_calibration import (
+    RATER_RULES,
+    RaterCalibration,
+    load_rater_calibration,
+    resolve_rule,
+)
+from longform_evals.judges.yes_no import p_yes_from_logprobs
 from longform_evals.prompts import load_prompt
 from longform_evals.scorers.rouge import reference_texts
 
@@ -32,6 +55,7 @@ Verdict = Literal["yes", "partial", "no"]
 Rating = Literal["exact", "partial", "none"]
 RATERS: tuple[str, ...] = ("strict", "permissive")
 _RANK: dict[Rating, int] = {"none": 0, "partial": 1, "exact": 2}
+_CHOICES: dict[str, str] = {"strict": "YES or NO", "permissive": "Yes, Yes, partially, or No"}
 
 _LABEL = re.compile(
     r"^[\W_]*(?:final\s+)?(?:verdict|answer|rating|response|grade|judge?ment)[\W_]*?[:\-]",
@@ -69,8 +93,12 @@ def parse_verdict(text: str) -> Verdict | None:
     return kinds.pop() if len(kinds) == 1 else None
 
 
+def _best(a: Rating, b: Rating) -> Rating:
+    return a if _RANK[a] >= _RANK[b] else b
+
+
 def rate_reference(strict: Verdict | None, permissive: Verdict | None) -> tuple[Rating, Rating]:
-    """The rating against one reference, as (lower, upper) bounds over missing verdicts.
+    """The `verdicts` rating against one reference, as (lower, upper) bounds over missing ones.
 
     Exact when the strict rater says yes or the permissive one says a plain yes; partial when
     the permissive one says partially; otherwise none. With both verdicts read the bounds agree.
@@ -84,6 +112,30 @@ def rate_reference(strict: Verdict | None, permissive: Verdict | None) -> tuple[
     return rating(strict, permissive), rating(strict or "yes", permissive or "yes")
 
 
+def rate_reference_calibrated(
+    p_strict: float | None, p_permissive: float | None, calibration: RaterCalibration
+) -> tuple[Rating, Rating]:
+    """The `calibrated` rating against one reference, as (lower, upper) bounds.
+
+    Exact when the strict P(YES) reaches the exact threshold; partial when the permissive
+    P(Yes) reaches the partial threshold; otherwise none. A missing probability counts as 0
+    for the lower bound and 1 for the upper one.
+    """
+
+    def rating(s: float, p: float) -> Rating:
+        if s >= calibration.exact_threshold:
+            return "exact"
+        return "partial" if p >= calibration.partial_threshold else "none"
+
+    def known(x: float | None, default: float) -> float:
+        return default if x is None else x
+
+    return (
+        rating(known(p_strict, 0.0), known(p_permissive, 0.0)),
+        rating(known(p_strict, 1.0), known(p_permissive, 1.0)),
+    )
+
+
 @dataclass(frozen=True)
 class RaterVerdict:
     """One rater's verdict on one (answer, reference) pair."""
@@ -91,6 +143,9 @@ class RaterVerdict:
     verdict: Verdict | None
     answers: list[str]
     """The rater's answer text, and the retry's when the first could not be read."""
+    p_yes: float | None = None
+    """P(yes) of the first answer token (yes or partially, for the permissive rater), when
+    log-probabilities were asked for; else from the verdict word (1.0 / 0.0)."""
 
 
 @dataclass(frozen=True)
@@ -98,28 +153,45 @@ class RatingSettings:
     """How the raters are asked."""
 
     prompts_dir: str | None = None
-    max_tokens: int = 16
+    max_tokens: int = 8
     cache: bool = True
+    logprobs: bool = False
+    top_logprobs: int = 10
 
 
-async def ask_rater(model: Model, prompt: str, settings: RatingSettings) -> RaterVerdict:
-    """Ask one rater; ask once more when its answer cannot be read."""
-    config = GenerateConfig(temperature=0.0, max_tokens=settings.max_tokens)
+def _p_from_verdict(verdict: Verdict | None) -> float | None:
+    return None if verdict is None else 0.0 if verdict == "no" else 1.0
+
+
+async def ask_rater(
+    model: Model, prompt: str, settings: RatingSettings, rater: str = "strict"
+) -> RaterVerdict:
+    """Ask one rater; when its answer cannot be read, show it and ask for the verdict alone."""
+    config = GenerateConfig(
+        temperature=0.0,
+        max_tokens=settings.max_tokens,
+        logprobs=settings.logprobs or None,
+        top_logprobs=settings.top_logprobs if settings.logprobs else None,
+    )
+    retry = load_prompt("raters", "retry", settings.prompts_dir)
+    messages: list[ChatMessage] = [ChatMessageUser(content=prompt)]
     answers: list[str] = []
-    for attempt in (1, 2):
-        # The retry is cached under its own key: the same prompt would otherwise hit the
-        # cached unreadable answer.
-        cache: CachePolicy | bool = (
-            CachePolicy(expiry=None, scopes={"rater_attempt": str(attempt)} if attempt > 1 else {})
-            if settings.cache
-            else False
-        )
-        output = await model.generate(prompt, config=config, cache=cache)
+    for _ in (1, 2):
+        output = await model.generate(messages, config=config, cache=settings.cache)
         answers.append(output.completion)
         verdict = parse_verdict(output.completion)
-        if verdict is not None:
-            return RaterVerdict(verdict, answers)
-    return RaterVerdict(None, answers)
+        p_yes = p_yes_from_logprobs(output) if settings.logprobs else None
+        if p_yes is None:
+            p_yes = _p_from_verdict(verdict)
+        if verdict is not None or (settings.logprobs and p_yes is not None):
+            return RaterVerdict(verdict, answers, p_yes)
+        # Temperature 0 on the same prompt would repeat the same answer: the retry differs.
+        messages = [
+            *messages,
+            ChatMessageAssistant(content=output.completion),
+            ChatMessageUser(content=retry.render(choices=_CHOICES.get(rater, _CHOICES["strict"]))),
+        ]
+    return RaterVerdict(None, answers, None)
 
 
 async def rate_answer(
@@ -134,6 +206,7 @@ async def rate_answer(
                 model,
                 templates[rater].render(question=question, reference=ref, answer=answer),
                 settings,
+                rater,
             )
             for ref, rater in pairs
         ]
@@ -151,25 +224,38 @@ def _question(state: TaskState) -> str:
 
 
 @scorer(metrics={"lr1": [mean(), stderr()], "lr2": [mean(), stderr()], "unparsed": [mean()]})
-def llm_raters(prompts_dir: str | None = None, max_tokens: int = 16, cache: bool = True) -> Scorer:
+def llm_raters(
+    prompts_dir: str | None = None,
+    max_tokens: int = 8,
+    cache: bool = True,
+    rule: str = "auto",
+    calibration: str | None = None,
+) -> Scorer:
     """LR-1 / LR-2 of the completion against the sample's references, rated by the `grader`.
 
     Values are fractions (0-1, per sample 0 or 1); multiply the means by 100 for the
     percentages the ReadAgent paper reports.
 
     Args:
-        prompts_dir: folder overriding `raters/strict.txt` and `raters/permissive.txt`.
+        prompts_dir: folder overriding `raters/strict.txt`, `raters/permissive.txt` and
+            `raters/retry.txt`.
         max_tokens: rater answer length (the verdict is a word or two).
         cache: cache rater calls (re-scoring costs no calls).
+        rule: `auto` (calibrated when the grader has a calibration, else verdicts),
+            `verdicts` (the paper's reading of the verdict words) or `calibrated` (P(yes)
+            against the grader's calibrated thresholds; needs log-probabilities).
+        calibration: a rater calibration file to use instead of the grader's packaged one.
 
     Returns:
         A scorer whose value holds `lr1` (1 for an exact match with some reference), `lr2` (1
         for an exact or partial match) and `unparsed` (1 when some verdict could not be read
-        even when asked again); metadata holds every verdict text per reference and rater.
+        even when asked again); metadata holds the rule, every verdict text and P(yes) per
+        reference and rater.
     """
-    settings = RatingSettings(prompts_dir=prompts_dir, max_tokens=max_tokens, cache=cache)
-    for rater in RATERS:  # a broken override fails here, not in the middle of a run
-        load_prompt("raters", rater, prompts_dir)
+    for name in (*RATERS, "retry"):  # a broken override fails here, not in the middle of a run
+        load_prompt("raters", name, prompts_dir)
+    if rule not in RATER_RULES:
+        raise ValueError(f"unknown rater rule {rule!r}; use one of {', '.join(RATER_RULES)}")
 
     async def score(state: TaskState, target: Target) -> Score:
         references = reference_texts(state, target)
@@ -182,15 +268,36 @@ def llm_raters(prompts_dir: str | None = None, max_tokens: int = 16, cache: bool
                 metadata={"empty_answer": True, "rating": "none", "ratings": []},
             )
         model = get_model(role="grader")
+        cal = load_rater_calibration(str(model), calibration)
+        calibrated = resolve_rule(rule, cal, str(model))
+        settings = RatingSettings(
+            prompts_dir=prompts_dir, max_tokens=max_tokens, cache=cache, logprobs=calibrated
+        )
         rows = await rate_answer(model, _question(state), answer, references, settings)
-        bounds = [rate_reference(r["strict"].verdict, r["permissive"].verdict) for r in rows]
-        lower = max((b[0] for b in bounds), key=_RANK.__getitem__)
-        upper = max((b[1] for b in bounds), key=_RANK.__getitem__)
-        missing = sum(v.verdict is None for r in rows for v in r.values())
+        bounds = [
+            rate_reference_calibrated(r["strict"].p_yes, r["permissive"].p_yes, cal)
+            if calibrated
+            else rate_reference(r["strict"].verdict, r["permissive"].verdict)
+            for r in rows
+        ]
+        lower: Rating = "none"
+        upper: Rating = "none"
+        for low, high in bounds:
+            lower, upper = _best(lower, low), _best(upper, high)
+        missing = sum(
+            (v.p_yes if calibrated else v.verdict) is None for r in rows for v in r.values()
+        )
         best = max(range(len(rows)), key=lambda i: _RANK[bounds[i][0]])
         metadata: dict[str, Any] = {
             "empty_answer": False,
             "grader": str(model),
+            "rule": "calibrated" if calibrated else "verdicts",
+            "calibration": cal.source,
+            **(
+                {"exact_threshold": cal.exact_threshold, "partial_threshold": cal.partial_threshold}
+                if calibrated
+                else {}
+            ),
             "rating": lower,
             "determined": lower == upper,
             "unparsed_verdicts": missing,
@@ -199,7 +306,11 @@ def llm_raters(prompts_dir: str | None = None, max_tokens: int = 16, cache: bool
                     "reference": ref,
                     "rating": bound[0],
                     **{
-                        rater: {"verdict": row[rater].verdict, "answers": row[rater].answers}
+                        rater: {
+                            "verdict": row[rater].verdict,
+                            "p_yes": row[rater].p_yes,
+                            "answers": row[rater].answers,
+                        }
                         for rater in RATERS
                     },
                 }
@@ -216,6 +327,7 @@ def llm_raters(prompts_dir: str | None = None, max_tokens: int = 16, cache: bool
             explanation=(
                 f"{lower} match (best: reference {best + 1} of {len(references)}"
                 + (f"; {missing} verdict(s) unreadable" if missing else "")
+                + (", calibrated P(yes) thresholds" if calibrated else "")
                 + ")"
             ),
             metadata=metadata,

@@ -6,6 +6,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from longform_evals.prompts import load_prompt
 from longform_evals.solvers.artifacts import ARTIFACT_COUNTERS, clean_artifacts
+from longform_evals.solvers.focus import Focus
 from longform_evals.solvers.limits import SAFETY_TOKENS, word_limit
 from longform_evals.solvers.recording import SummaryRun, document_of
 from longform_evals.solvers.truncation import TruncationPolicy, truncate_to_budget
@@ -27,6 +28,7 @@ def full_context(
     remove_artifacts: bool = False,
     tokenizer: TokenizerLike = "cl100k_base",
     prompts_dir: str | None = None,
+    question_key: str | None = None,
 ) -> Solver:
     """Summarize the document in a single call (the truncation baseline).
 
@@ -48,19 +50,25 @@ def full_context(
         remove_artifacts: Clean the summary with the artifact-removal prompt afterwards.
         tokenizer: Counts tokens for every budget (cl100k_base by default).
         prompts_dir: Optional folder overriding ``summarize/full.txt`` (and ``artifacts.txt``).
+        question_key: Focus the summary on the question in ``metadata[question_key]``
+            (``summarize_focused/full.txt``; see :mod:`.focus`). ``None``: no question.
 
     Returns:
         A solver that puts the summary in ``state.output`` and ``metadata["summary"]``.
 
     Raises:
-        ValueError: If ``truncation`` is unknown or no document would fit the window.
+        ValueError: If ``truncation`` is unknown or no document would fit the window; at
+            run time, if focus is on and a sample has no question.
     """
     if truncation not in _POLICIES:
         raise ValueError(f"unknown truncation {truncation!r}; use one of {', '.join(_POLICIES)}")
-    template = load_prompt("summarize", "full", prompts_dir)
+    focus = Focus(question_key, tokenizer)
+    template = focus.load("summarize", "full", prompts_dir)
     cleaner = load_prompt("summarize", "artifacts", prompts_dir) if remove_artifacts else None
     limit = word_limit(max_summary_tokens)
-    overhead = get_tokenizer(tokenizer).count(template.render(text="", word_limit=limit))
+    overhead = get_tokenizer(tokenizer).count(
+        focus.planning(template).render(text="", word_limit=limit)
+    )
     budget = context_window - overhead - max_summary_tokens - SAFETY_TOKENS
     if budget <= 0:
         raise ValueError(
@@ -71,12 +79,13 @@ def full_context(
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         document = document_of(state)
+        prompt = focus.bind(state)(template)
         run = SummaryRun(state, "full_context", tokenizer, counters)
         cut = truncate_to_budget(document, budget, truncation, run.tokenizer)
         state.metadata["truncation"] = cut.as_metadata()
         run.stats["truncated_tokens"] = cut.dropped_tokens
         outcome = await run.generate(
-            lambda words: template.render(text=cut.text, word_limit=words),
+            lambda words: prompt.render(text=cut.text, word_limit=words),
             limit,
             max_tokens=max_summary_tokens,
             temperature=temperature,

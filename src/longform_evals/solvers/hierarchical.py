@@ -15,6 +15,7 @@ from inspect_ai.util import collect, span
 
 from longform_evals.prompts import PromptTemplate, load_prompt
 from longform_evals.solvers.artifacts import ARTIFACT_COUNTERS, clean_artifacts
+from longform_evals.solvers.focus import Focus
 from longform_evals.solvers.limits import SAFETY_TOKENS, word_limit
 from longform_evals.solvers.packing import (
     chunk_summary_tokens,
@@ -69,6 +70,7 @@ def hierarchical_merge(
     min_chunk_summary_ratio: float = 0.25,
     tokenizer: TokenizerLike = "cl100k_base",
     prompts_dir: str | None = None,
+    question_key: str | None = None,
 ) -> Solver:
     """Summarize a long document by hierarchical merging.
 
@@ -89,20 +91,25 @@ def hierarchical_merge(
             may be limited to when many chunks share one merge call.
         tokenizer: Counts tokens for chunking and budgets (cl100k_base by default).
         prompts_dir: Optional folder overriding the ``summarize/`` templates.
+        question_key: Focus chunk summaries and merges on the question in
+            ``metadata[question_key]`` (the ``summarize_focused/`` templates; see
+            :mod:`.focus`). ``None``: no question.
 
     Returns:
         A solver that puts the summary in ``state.output`` and ``metadata["summary"]``.
 
     Raises:
-        ValueError: If a chunk and its summary, or the merge prompts, cannot fit the window.
+        ValueError: If a chunk and its summary, or the merge prompts, cannot fit the window;
+            at run time, if focus is on and a sample has no question.
     """
-    chunk_prompt = load_prompt("summarize", "chunk", prompts_dir)
-    merge_prompt = load_prompt("summarize", "merge", prompts_dir)
-    context_prompt = load_prompt("summarize", "merge_context", prompts_dir)
+    focus = Focus(question_key, tokenizer)
+    chunk_prompt = focus.load("summarize", "chunk", prompts_dir)
+    merge_prompt = focus.load("summarize", "merge", prompts_dir)
+    context_prompt = focus.load("summarize", "merge_context", prompts_dir)
     cleaner = load_prompt("summarize", "artifacts", prompts_dir) if remove_artifacts else None
     plan = _make_plan(
-        chunk_prompt,
-        context_prompt,
+        focus.planning(chunk_prompt),
+        focus.planning(context_prompt),
         chunk_size,
         context_window,
         max_summary_tokens,
@@ -113,6 +120,9 @@ def hierarchical_merge(
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         document = document_of(state)
+        bind = focus.bind(state)
+        prompts = (bind(merge_prompt), bind(context_prompt))
+        chunk_template = bind(chunk_prompt)
         run = SummaryRun(state, "hierarchical_merge", tokenizer, counters)
 
         async def summarize(render: Callable[[int], str], token_limit: int) -> Outcome:
@@ -134,7 +144,7 @@ def hierarchical_merge(
         run.stats.update(chunks=len(chunks), chunk_summary_tokens=level0)
 
         def chunk_render(text: str) -> Callable[[int], str]:
-            return lambda words: chunk_prompt.render(text=text, word_limit=words)
+            return lambda words: chunk_template.render(text=text, word_limit=words)
 
         # Spans group each level's calls in the log viewer; collect() runs the chunk
         # summaries concurrently (one span each) and cancels the rest if one fails.
@@ -148,9 +158,7 @@ def hierarchical_merge(
         while len(summaries) > 1:
             level += 1
             async with span(f"level {level}", type="summary_level"):
-                summaries = await _merge_level(
-                    run, plan, summaries, level, summarize, (merge_prompt, context_prompt)
-                )
+                summaries = await _merge_level(run, plan, summaries, level, summarize, prompts)
         run.stats["levels"] = level + 1
         summary = summaries[0]
         if cleaner is not None:

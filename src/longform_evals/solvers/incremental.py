@@ -14,6 +14,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from longform_evals.prompts import PromptTemplate, load_prompt
 from longform_evals.solvers.artifacts import ARTIFACT_COUNTERS, clean_artifacts
+from longform_evals.solvers.focus import Focus
 from longform_evals.solvers.limits import SAFETY_TOKENS, count_words, word_limit
 from longform_evals.solvers.recording import Outcome, SummaryRun, document_of
 from longform_evals.text import TokenizerLike, chunk_text, get_tokenizer
@@ -62,6 +63,7 @@ def incremental_update(
     retry_temperature: float | None = None,
     tokenizer: TokenizerLike = "cl100k_base",
     prompts_dir: str | None = None,
+    question_key: str | None = None,
 ) -> Solver:
     """Summarize a long document by incremental updating.
 
@@ -79,20 +81,25 @@ def incremental_update(
         retry_temperature: Temperature of retried updates (``None``: ``temperature``).
         tokenizer: Counts tokens for chunking and budgets (cl100k_base by default).
         prompts_dir: Optional folder overriding the ``summarize/`` templates.
+        question_key: Focus the first summary, the updates and compressions on the
+            question in ``metadata[question_key]`` (the ``summarize_focused/`` templates;
+            see :mod:`.focus`). ``None``: no question.
 
     Returns:
         A solver that puts the summary in ``state.output`` and ``metadata["summary"]``.
 
     Raises:
-        ValueError: If a chunk, the running summary and an update cannot fit the window.
+        ValueError: If a chunk, the running summary and an update cannot fit the window;
+            at run time, if focus is on and a sample has no question.
     """
-    init_prompt = load_prompt("summarize", "init", prompts_dir)
-    update_prompt = load_prompt("summarize", "update", prompts_dir)
-    compress_prompt = load_prompt("summarize", "compress", prompts_dir)
+    focus = Focus(question_key, tokenizer)
+    init_prompt = focus.load("summarize", "init", prompts_dir)
+    update_prompt = focus.load("summarize", "update", prompts_dir)
+    compress_prompt = focus.load("summarize", "compress", prompts_dir)
     cleaner = load_prompt("summarize", "artifacts", prompts_dir) if remove_artifacts else None
     limit = word_limit(max_summary_tokens)
     overhead = get_tokenizer(tokenizer).count(
-        update_prompt.render(summary="", text="", word_limit=limit)
+        focus.planning(update_prompt).render(summary="", text="", word_limit=limit)
     )
     # An update may overshoot the limit (compression then shrinks it), so it gets up to twice
     # the summary's room, but at least the room of one summary.
@@ -109,6 +116,8 @@ def incremental_update(
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         document = document_of(state)
+        bind = focus.bind(state)
+        init, update, compress = bind(init_prompt), bind(update_prompt), bind(compress_prompt)
         run = SummaryRun(state, "incremental_update", tokenizer, counters)
         chunks = chunk_text(document, chunk_size, run.tokenizer)
         run.stats["chunks"] = len(chunks)
@@ -116,9 +125,9 @@ def incremental_update(
         for j, chunk in enumerate(chunks):
             target = growth_target(limit, j, len(chunks))
             if j == 0:
-                render = _init_render(init_prompt, chunk.text)
+                render = _init_render(init, chunk.text)
             else:
-                render = _update_render(update_prompt, summary, chunk.text)
+                render = _update_render(update, summary, chunk.text)
                 if (
                     overhead + run.count(summary) + chunk.n_tokens + update_tokens + SAFETY_TOKENS
                     > context_window
@@ -137,7 +146,7 @@ def incremental_update(
             run.bump("updates", 1 if j else 0)
             summary = outcome.text
             if run.count(summary) > max_summary_tokens:
-                summary = await _compress(run, compress_prompt, summary, target, j)
+                summary = await _compress(run, compress, summary, target, j)
         if cleaner is not None:
             summary = await clean_artifacts(run, summary, cleaner, temperature)
         run.finish(summary)

@@ -13,6 +13,9 @@ The pipeline (METHODS.md §3) has three stages, each a chunk-and-concatenate pas
    shrink the summary ends the loop (``compress_stalled``) and its output is discarded.
 
 An optional last call rewrites the summary for readability. Every call uses temperature 0.3.
+With ``question_key`` the summarizer, compressor and rewrite prompts carry the sample's
+question (the ``nexus_sum_focused/`` templates, :mod:`.focus`); the preprocessor does not,
+since rewriting dialogue as prose is the same whatever is asked.
 The stages are also solvers of their own (:func:`nexus_preprocess`, :func:`nexus_summarize`,
 :func:`nexus_compress`); the last one compresses any summary an earlier solver left.
 
@@ -31,6 +34,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import collect, span
 
 from longform_evals.prompts import PromptTemplate, load_prompt
+from longform_evals.solvers.focus import Focus
 from longform_evals.solvers.limits import count_words
 from longform_evals.solvers.recording import Outcome, SummaryRun, document_of
 from longform_evals.solvers.scenes import (
@@ -337,6 +341,7 @@ def nexus_sum(
     scene_words: int = DEFAULT_SCENE_WORDS,
     prompts_dir: str | None = None,
     tokenizer: TokenizerLike = "cl100k_base",
+    question_key: str | None = None,
 ) -> Solver:
     """Summarize a narrative with the NexusSum pipeline.
 
@@ -354,6 +359,9 @@ def nexus_sum(
             of a scene before it is cut (see :mod:`.scenes`).
         prompts_dir: Optional folder overriding the ``nexus_sum/`` templates.
         tokenizer: Counts tokens for δ and the trace.
+        question_key: Focus chunk summaries, compression and rewrite on the question in
+            ``metadata[question_key]`` (the ``nexus_sum_focused/`` templates). ``None``: no
+            question.
 
     Returns:
         A solver that puts the summary in ``state.output`` and ``metadata["summary"]`` and
@@ -361,7 +369,8 @@ def nexus_sum(
 
     Raises:
         ValueError: If ``target_words``, ``chunk_tokens``, ``scenes_per_chunk``,
-            ``scene_words`` or ``max_tries`` is below 1, or ``max_rounds`` below 0.
+            ``scene_words`` or ``max_tries`` is below 1, or ``max_rounds`` below 0; at run
+            time, if focus is on and a sample has no question.
     """
     for name, value, least in [
         ("target_words", target_words, 1),
@@ -372,25 +381,30 @@ def nexus_sum(
         ("max_rounds", max_rounds, 0),
     ]:
         _check(name, value, least)
+    focus = Focus(question_key, tokenizer)
     dialogue = load_prompt("nexus_sum", "dialogue", prompts_dir) if preprocess else None
-    chunk_prompt = load_prompt("nexus_sum", "chunk", prompts_dir)
-    compress_prompt = load_prompt("nexus_sum", "compress", prompts_dir) if compress else None
-    rewrite_prompt = load_prompt("nexus_sum", "rewrite", prompts_dir) if rewrite else None
+    chunk_prompt = focus.load("nexus_sum", "chunk", prompts_dir)
+    compress_prompt = focus.load("nexus_sum", "compress", prompts_dir) if compress else None
+    rewrite_prompt = focus.load("nexus_sum", "rewrite", prompts_dir) if rewrite else None
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         document = document_of(state)
+        bind = focus.bind(state)
+        chunk_template = bind(chunk_prompt)
+        compress_template = bind(compress_prompt) if compress_prompt else None
+        rewrite_template = bind(rewrite_prompt) if rewrite_prompt else None
         run = SummaryRun(state, "nexus_sum", tokenizer, NEXUS_COUNTERS)
         info = state.metadata[NEXUS_KEY] = _new_info(target_words)
         chunks = _start(run, info, document, scenes_per_chunk, scene_words)
         if dialogue is not None:
             chunks = await preprocess_dialogue(run, chunks, dialogue, temperature, max_tries)
             _copy_counts(run, info)
-        summary = await summarize_chunks(run, chunks, chunk_prompt, temperature, max_tries)
-        if compress_prompt is not None:
+        summary = await summarize_chunks(run, chunks, chunk_template, temperature, max_tries)
+        if compress_template is not None:
             summary = await compress_summary(
                 run,
                 summary,
-                compress_prompt,
+                compress_template,
                 info,
                 target_words,
                 chunk_tokens,
@@ -401,9 +415,9 @@ def nexus_sum(
         else:
             words = count_words(summary)
             info.update(initial_words=words, reached_target=words <= target_words)
-        if rewrite_prompt is not None:
+        if rewrite_template is not None:
             summary = await rewrite_summary(
-                run, summary, rewrite_prompt, target_words, temperature, max_tries
+                run, summary, rewrite_template, target_words, temperature, max_tries
             )
         run.finish(summary)
         return state
@@ -463,16 +477,19 @@ def nexus_summarize(
     scene_words: int = DEFAULT_SCENE_WORDS,
     prompts_dir: str | None = None,
     tokenizer: TokenizerLike = "cl100k_base",
+    question_key: str | None = None,
 ) -> Solver:
     """NexusSum's summarizer alone: summarize scene chunks and join them (S_0).
 
     Uses the chunks :func:`nexus_preprocess` left (continuing its trace), else splits the
-    document into scene chunks itself.
+    document into scene chunks itself. With ``question_key``, focused on that question.
     """
     _check("scenes_per_chunk", scenes_per_chunk, 1)
-    template = load_prompt("nexus_sum", "chunk", prompts_dir)
+    focus = Focus(question_key, tokenizer)
+    chunk_prompt = focus.load("nexus_sum", "chunk", prompts_dir)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
+        template = focus.bind(state)(chunk_prompt)
         given: Any = state.metadata.get(CHUNKS_KEY)
         if isinstance(given, list) and all(isinstance(c, str) for c in given) and given:
             run = SummaryRun(state, None, tokenizer, NEXUS_COUNTERS)
@@ -498,11 +515,13 @@ def nexus_compress(
     rewrite: bool = False,
     prompts_dir: str | None = None,
     tokenizer: TokenizerLike = "cl100k_base",
+    question_key: str | None = None,
 ) -> Solver:
     """NexusSum's compressor alone: shorten the current summary to ``target_words`` words.
 
     Compresses ``metadata["summary"]`` (else the last output), so it can follow any
-    summarization solver; continues that solver's trace and counters.
+    summarization solver; continues that solver's trace and counters. With
+    ``question_key``, compression (and the rewrite) keep to that question.
 
     Raises:
         ValueError: If ``target_words``, ``chunk_tokens`` or ``max_tries`` is below 1, or
@@ -512,11 +531,15 @@ def nexus_compress(
     _check("chunk_tokens", chunk_tokens, 1)
     _check("max_tries", max_tries, 1)
     _check("max_rounds", max_rounds, 0)
-    template = load_prompt("nexus_sum", "compress", prompts_dir)
-    rewrite_prompt = load_prompt("nexus_sum", "rewrite", prompts_dir) if rewrite else None
+    focus = Focus(question_key, tokenizer)
+    compress_prompt = focus.load("nexus_sum", "compress", prompts_dir)
+    rewrite_prompt = focus.load("nexus_sum", "rewrite", prompts_dir) if rewrite else None
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         summary = _current_summary(state)
+        bind = focus.bind(state)
+        template = bind(compress_prompt)
+        rewrite_template = bind(rewrite_prompt) if rewrite_prompt else None
         run = SummaryRun(state, None, tokenizer, NEXUS_COUNTERS)
         info = _info(state, target_words)
         summary = await compress_summary(
@@ -530,9 +553,9 @@ def nexus_compress(
             max_rounds,
             max_tries,
         )
-        if rewrite_prompt is not None:
+        if rewrite_template is not None:
             summary = await rewrite_summary(
-                run, summary, rewrite_prompt, target_words, temperature, max_tries
+                run, summary, rewrite_template, target_words, temperature, max_tries
             )
         run.finish(summary)
         return state

@@ -41,8 +41,10 @@ def strategy_solver(
     temperature: float,
     remove_artifacts: bool | None,
     prompts_dir: str | None,
+    question_key: str | None = None,
 ) -> Solver:
-    """The summarization solver for a strategy name."""
+    """The summarization solver for a strategy name (focused on the question in
+    ``metadata[question_key]`` when given)."""
     if strategy == "hierarchical":
         return hierarchical_merge(
             chunk_size=chunk_size,
@@ -51,6 +53,7 @@ def strategy_solver(
             temperature=temperature,
             remove_artifacts=bool(remove_artifacts),
             prompts_dir=prompts_dir,
+            question_key=question_key,
         )
     if strategy == "incremental":
         return incremental_update(
@@ -60,6 +63,7 @@ def strategy_solver(
             temperature=temperature,
             remove_artifacts=True if remove_artifacts is None else remove_artifacts,
             prompts_dir=prompts_dir,
+            question_key=question_key,
         )
     if strategy == "full":
         return full_context(
@@ -68,6 +72,7 @@ def strategy_solver(
             temperature=temperature,
             remove_artifacts=bool(remove_artifacts),
             prompts_dir=prompts_dir,
+            question_key=question_key,
         )
     raise ValueError(f"unknown strategy {strategy!r}; expected hierarchical, incremental or full")
 

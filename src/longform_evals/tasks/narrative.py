@@ -1,15 +1,18 @@
-"""Narrative summarization against references: BookSum with length control.
+"""Narrative summarization against references: BookSum and SQuALITY with length control.
 
     inspect eval longform_evals/booksum --model gguf/qwen2.5-coder-1.5b -T strategy=nexus_sum
     inspect eval longform_evals/booksum --model openai/gpt-4o -T data=chapters.jsonl \
         -T strategy=hierarchical -T target_words=600 -T coherence=true
+    inspect eval longform_evals/squality --model openai/gpt-4o -T data=squality/dev.jsonl \
+        -T strategy=nexus_sum -T compress=false
 
 Strategies: `full` (one call, truncated to the window), `hierarchical` (merging),
 `incremental` (updating) and `nexus_sum` (preprocess, summarize, compress to the target).
 Scored with ROUGE-1/2/L and BERTScore (best over references; the packaged MiniLM model by
 default, so the numbers are not comparable to roberta-large ones), the length adherence
 (`within` = within ±`tolerance` of `target_words`; its mean is the LAR) and length ratio,
-the summary statistics, and BooookScore coherence on request.
+the summary statistics, and BooookScore coherence on request. SQuALITY summaries answer a
+question about the story: every strategy's prompts carry it (`solvers.focus`).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from inspect_ai.scorer import Scorer
 from inspect_ai.solver import Solver
 
 from longform_evals.data.booksum import load_booksum, load_booksum_hf
+from longform_evals.data.squality import load_squality, load_squality_hf
 from longform_evals.scorers.bertscore import bertscore
 from longform_evals.scorers.booookscore import booookscore as booookscore_scorer
 from longform_evals.scorers.length_control import length_control
@@ -31,6 +35,10 @@ from longform_evals.tasks.booookscore import strategy_solver
 
 NARRATIVE_STRATEGIES = ("full", "hierarchical", "incremental", "nexus_sum")
 
+SQUALITY_TARGET_WORDS = 200
+"""SQuALITY references run to about 225 words on average (median about 165, middle half
+115-315 words, in the 60 references of three dev stories); 200 sits between the two."""
+
 
 def narrative_solver(
     strategy: str,
@@ -39,17 +47,32 @@ def narrative_solver(
     context_window: int,
     temperature: float | None,
     prompts_dir: str | None,
+    preprocess: bool = True,
+    compress: bool = True,
+    question_key: str | None = None,
 ) -> Solver:
-    """The summarizer for a strategy; every one is asked for about `target_words` words."""
+    """The summarizer for a strategy; every one is asked for about `target_words` words.
+
+    `preprocess` and `compress` switch NexusSum's stages (the ablations); `question_key`
+    focuses every strategy's prompts on the question in that metadata field.
+    """
     if strategy == "nexus_sum":
         return nexus_sum(
             target_words=target_words,
             temperature=0.3 if temperature is None else temperature,
+            preprocess=preprocess,
+            compress=compress,
             prompts_dir=prompts_dir,
+            question_key=question_key,
         )
     if strategy not in NARRATIVE_STRATEGIES:
         raise ValueError(
             f"unknown strategy {strategy!r}; use one of {', '.join(NARRATIVE_STRATEGIES)}"
+        )
+    if not (preprocess and compress):
+        raise ValueError(
+            f"preprocess=false and compress=false switch stages of nexus_sum; strategy "
+            f"{strategy!r} has neither"
         )
     # The BooookScore solvers ask for WORD_RATIO words per token of max_summary_tokens.
     return strategy_solver(
@@ -60,10 +83,14 @@ def narrative_solver(
         0.5 if temperature is None else temperature,
         None,
         prompts_dir,
+        question_key,
     )
 
 
 def narrative_scorers(target_words: int, tolerance: float, coherence: bool) -> list[Scorer]:
+    """ROUGE, BERTScore, length control and summary statistics (and BooookScore)."""
+    if target_words < 1:
+        raise ValueError(f"target_words must be >= 1, got {target_words}")
     scorers = [
         rouge(),
         bertscore(),
@@ -85,6 +112,8 @@ def booksum(
     temperature: float | None = None,
     coherence: bool = False,
     prompts_dir: str | None = None,
+    preprocess: bool = True,
+    compress: bool = True,
 ) -> Task:
     """BookSum chapters or books, summarized and compared with the reference summaries.
 
@@ -101,15 +130,88 @@ def booksum(
         temperature: sampling temperature (default: 0.3 for nexus_sum, 0.5 otherwise).
         coherence: also score BooookScore coherence (the `grader` role judges).
         prompts_dir: folder overriding prompt templates.
+        preprocess: nexus_sum only: rewrite dialogue as prose first (false: the ablation).
+        compress: nexus_sum only: compress to `target_words` (false: the ablation).
     """
-    if target_words < 1:
-        raise ValueError(f"target_words must be >= 1, got {target_words}")
+    scorers = narrative_scorers(target_words, tolerance, coherence)
+    solver = narrative_solver(
+        strategy,
+        target_words,
+        chunk_size,
+        context_window,
+        temperature,
+        prompts_dir,
+        preprocess,
+        compress,
+    )
     samples = load_booksum(data, level=level) if data is not None else load_booksum_hf()
     return Task(
         dataset=MemoryDataset(samples, name="booksum"),
-        solver=narrative_solver(
-            strategy, target_words, chunk_size, context_window, temperature, prompts_dir
-        ),
-        scorer=narrative_scorers(target_words, tolerance, coherence),
+        solver=solver,
+        scorer=scorers,
+        version="1.0.0",
+    )
+
+
+@task
+def squality(
+    data: str | None = None,
+    strategy: str = "hierarchical",
+    target_words: int = SQUALITY_TARGET_WORDS,
+    tolerance: float = 0.1,
+    chunk_size: int = 2048,
+    context_window: int = 8192,
+    temperature: float | None = None,
+    coherence: bool = False,
+    prompts_dir: str | None = None,
+    preprocess: bool = True,
+    compress: bool = True,
+    focus: bool = True,
+    split: str = "validation",
+) -> Task:
+    """SQuALITY: question-focused summaries of short stories, against four references each.
+
+    One sample per (story, question); the strategy's prompts carry the question after the
+    story text (the `*_focused` templates), so questions about one story share the prefix.
+    A question without reference summaries is a `DataError` when the data is loaded.
+
+    Args:
+        data: a local SQuALITY v1.3 JSONL (one story per line with its questions and
+            responses); when omitted, HF `pszemraj/SQuALITY-v1.3` (needs internet and
+            `datasets`).
+        strategy: `full`, `hierarchical`, `incremental` or `nexus_sum`.
+        target_words: the summary length asked for and the length-adherence target; 200 by
+            default because SQuALITY's references average about 225 words (median about
+            165).
+        tolerance: length adherence: within tolerance * target_words of it (default 10 %).
+        chunk_size: chunk tokens of hierarchical / incremental.
+        context_window: the summarizer's window in tokens.
+        temperature: sampling temperature (default: 0.3 for nexus_sum, 0.5 otherwise).
+        coherence: also score BooookScore coherence (the `grader` role judges).
+        prompts_dir: folder overriding prompt templates (`summarize_focused/`,
+            `nexus_sum_focused/`, ...).
+        preprocess: nexus_sum only: rewrite dialogue as prose first (false: the ablation).
+        compress: nexus_sum only: compress to `target_words` (false: the ablation).
+        focus: put the question in the prompts (false: generic summaries of the story,
+            scored against the question's references).
+        split: the HF split when `data` is omitted.
+    """
+    scorers = narrative_scorers(target_words, tolerance, coherence)
+    solver = narrative_solver(
+        strategy,
+        target_words,
+        chunk_size,
+        context_window,
+        temperature,
+        prompts_dir,
+        preprocess,
+        compress,
+        "question" if focus else None,
+    )
+    samples = load_squality(data) if data is not None else load_squality_hf(split)
+    return Task(
+        dataset=MemoryDataset(samples, name="squality"),
+        solver=solver,
+        scorer=scorers,
         version="1.0.0",
     )

