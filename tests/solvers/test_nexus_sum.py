@@ -9,12 +9,10 @@ from typing import Any
 import pytest
 
 from longform_evals.solvers.nexus_sum import (
-    join_pieces,
     nexus_compress,
     nexus_preprocess,
     nexus_sum,
     nexus_summarize,
-    pack_sentences,
 )
 from longform_evals.text import get_tokenizer, split_sentences
 from solvers.summary_support import make_book
@@ -173,16 +171,3 @@ def test_bad_settings() -> None:
         nexus_compress(target_words=0)
     with pytest.raises(ValueError, match="chunk_tokens"):
         nexus_sum(chunk_tokens=0)
-
-
-def test_pack_sentences_and_join() -> None:
-    tok = get_tokenizer("cl100k_base")
-    text = "One two three. Four five six.\n\nSeven eight nine ten eleven twelve. End."
-    runs = pack_sentences(text, 8, tok)
-    assert all(tok.count(text[a:b]) <= 8 or len(split_sentences(text[a:b])) == 1 for a, b in runs)
-    assert [text[a:b] for a, b in runs] == [
-        "One two three. Four five six.",
-        "Seven eight nine ten eleven twelve.",
-        "End.",
-    ]
-    assert join_pieces(text, runs, ["A.", "B. ", " C."]) == "A.\n\nB. C."

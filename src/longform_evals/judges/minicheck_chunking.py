@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from longform_evals.text import split_sentences
+from longform_evals.text.packing import greedy_groups
 
 __all__ = [
     "CLASSIFIER_CHUNK_TOKENS",
@@ -65,19 +66,9 @@ def pack_sentences(sentences: Sequence[str], limit: int, length: Callable[[str],
     """
     if limit <= 0:
         raise ValueError(f"chunk limit must be positive, got {limit}")
-    chunks: list[str] = []
-    current: list[str] = []
-    used = 0
-    for sentence in sentences:
-        n = length(sentence)
-        if current and used + n > limit:
-            chunks.append(" ".join(current))
-            current, used = [], 0
-        current.append(sentence)
-        used += n
-    if current:
-        chunks.append(" ".join(current))
-    return [c.strip() for c in chunks if c.strip()]
+    groups = greedy_groups([length(s) for s in sentences], limit)
+    chunks = (" ".join(sentences[i:j]).strip() for i, j in groups)
+    return [c for c in chunks if c]
 
 
 def minicheck_chunks(document: str, limit: int, length: Callable[[str], int]) -> list[str]:

@@ -43,19 +43,18 @@ from longform_evals.solvers.scenes import (
     has_dialogue,
     split_scenes,
 )
-from longform_evals.text import Tokenizer, TokenizerLike, sentence_spans
+from longform_evals.text import TokenizerLike
+from longform_evals.text.packing import join_pieces, pack_sentence_spans
 
 __all__ = [
     "CHUNKS_KEY",
     "NEXUS_COUNTERS",
     "NEXUS_KEY",
     "compress_summary",
-    "join_pieces",
     "nexus_compress",
     "nexus_preprocess",
     "nexus_sum",
     "nexus_summarize",
-    "pack_sentences",
     "preprocess_dialogue",
     "rewrite_summary",
     "scene_chunks",
@@ -200,32 +199,6 @@ async def summarize_chunks(
     return "\n\n".join(o.text for o in outcomes)
 
 
-def pack_sentences(text: str, max_tokens: int, tokenizer: Tokenizer) -> list[tuple[int, int]]:
-    """Pack whole sentences of ``text`` greedily into runs of at most ``max_tokens`` tokens.
-
-    A sentence longer than ``max_tokens`` is a run of its own. Runs are ``(start, end)``
-    offsets from the first sentence's start to the last one's end.
-    """
-    runs: list[tuple[int, int]] = []
-    for a, b in sentence_spans(text):
-        if runs and tokenizer.count(text[runs[-1][0] : b]) <= max_tokens:
-            runs[-1] = (runs[-1][0], b)
-        else:
-            runs.append((a, b))
-    return runs
-
-
-def join_pieces(text: str, runs: Sequence[tuple[int, int]], pieces: Sequence[str]) -> str:
-    """Join the rewritten ``pieces`` of ``runs``, keeping paragraph breaks between runs."""
-    parts: list[str] = []
-    for k, piece in enumerate(pieces):
-        if k:
-            gap = text[runs[k - 1][1] : runs[k][0]]
-            parts.append("\n\n" if "\n" in gap else " ")
-        parts.append(piece.strip())
-    return "".join(parts)
-
-
 async def compress_summary(
     run: SummaryRun,
     summary: str,
@@ -262,7 +235,7 @@ async def compress_summary(
     info.update(initial_words=words, target_words=target_words)
     while words > target_words and len(lengths) < max_rounds:
         level = len(lengths) + 1
-        runs = pack_sentences(summary, chunk_tokens, run.tokenizer)
+        runs = pack_sentence_spans(summary, chunk_tokens, run.tokenizer)
         run.bump(
             "oversized_sentences", sum(run.count(summary[a:b]) > chunk_tokens for a, b in runs)
         )

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 from .chunking import chunk_text
+from .packing import greedy_groups
 from .sentences import sentence_spans
 from .tokens import DEFAULT_ENCODING, TokenizerLike, get_tokenizer
 
@@ -76,14 +77,8 @@ def _word_chunks(doc: str, limit: int) -> list[tuple[int, int]]:
     spans = sentence_spans(doc)
     if not spans:
         return [(0, len(doc))]
-    starts: list[int] = []
-    used = 0
-    for start, end in spans:
-        n = len(doc[start:end].split())
-        if not starts or used + n > limit:
-            starts.append(start)
-            used = 0
-        used += n
+    groups = greedy_groups([len(doc[a:b].split()) for a, b in spans], limit)
+    starts = [spans[i][0] for i, _ in groups]
     # Text before the first sentence belongs to the first chunk, text between chunks to the
     # earlier one, so the chunks tile the document.
     bounds = [0, *starts[1:], len(doc)]
