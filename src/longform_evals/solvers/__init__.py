@@ -41,12 +41,8 @@ from longform_evals.solvers.multidoc import (
     join_documents,
     multidoc_summary,
 )
-from longform_evals.solvers.nexus_sum import (
-    nexus_compress,
-    nexus_preprocess,
-    nexus_sum,
-    nexus_summarize,
-)
+from longform_evals.solvers.nexus_stages import nexus_compress, nexus_preprocess, nexus_summarize
+from longform_evals.solvers.nexus_sum import nexus_sum
 from longform_evals.solvers.packing import (
     chunk_summary_tokens,
     group_overflows,

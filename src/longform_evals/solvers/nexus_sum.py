@@ -51,10 +51,7 @@ __all__ = [
     "NEXUS_COUNTERS",
     "NEXUS_KEY",
     "compress_summary",
-    "nexus_compress",
-    "nexus_preprocess",
     "nexus_sum",
-    "nexus_summarize",
     "preprocess_dialogue",
     "rewrite_summary",
     "scene_chunks",
@@ -65,7 +62,8 @@ NEXUS_KEY = "nexus_sum"
 """Metadata key of the pipeline's report."""
 
 CHUNKS_KEY = "nexus_chunks"
-"""Metadata key where :func:`nexus_preprocess` leaves the chunks for :func:`nexus_summarize`."""
+"""Metadata key where the stage solver `nexus_preprocess` leaves the chunks for
+`nexus_summarize` (:mod:`.nexus_stages`)."""
 
 NEXUS_COUNTERS = (
     "scenes",
@@ -90,7 +88,7 @@ REWRITE_TOLERANCE = 1.1
 """A readability rewrite longer than this times max(θ, its input) is not used."""
 
 
-def _new_info(target_words: int | None) -> dict[str, Any]:
+def new_info(target_words: int | None) -> dict[str, Any]:
     return {
         "target_words": target_words,
         "scenes": 0,
@@ -106,11 +104,11 @@ def _new_info(target_words: int | None) -> dict[str, Any]:
     }
 
 
-def _info(state: TaskState, target_words: int | None = None) -> dict[str, Any]:
+def nexus_info(state: TaskState, target_words: int | None = None) -> dict[str, Any]:
     """The sample's NexusSum report, created on first use."""
     info = state.metadata.get(NEXUS_KEY)
     if not isinstance(info, dict):
-        info = state.metadata[NEXUS_KEY] = _new_info(target_words)
+        info = state.metadata[NEXUS_KEY] = new_info(target_words)
     if target_words is not None:
         info["target_words"] = target_words
     return info
@@ -288,16 +286,9 @@ async def rewrite_summary(
     return outcome.text
 
 
-def _check(name: str, value: int, least: int) -> None:
+def check_at_least(name: str, value: int, least: int) -> None:
     if value < least:
         raise ValueError(f"{name} must be at least {least}, got {value}")
-
-
-def _current_summary(state: TaskState) -> str:
-    summary: Any = state.metadata.get("summary") or state.output.completion
-    if not isinstance(summary, str) or not summary.strip():
-        raise ValueError(f"sample {state.sample_id!r}: there is no summary to compress")
-    return summary
 
 
 @solver
@@ -353,7 +344,7 @@ def nexus_sum(
         ("max_tries", max_tries, 1),
         ("max_rounds", max_rounds, 0),
     ]:
-        _check(name, value, least)
+        check_at_least(name, value, least)
     focus = Focus(question_key, tokenizer)
     dialogue = load_prompt("nexus_sum", "dialogue", prompts_dir) if preprocess else None
     chunk_prompt = focus.load("nexus_sum", "chunk", prompts_dir)
@@ -367,11 +358,11 @@ def nexus_sum(
         compress_template = bind(compress_prompt) if compress_prompt else None
         rewrite_template = bind(rewrite_prompt) if rewrite_prompt else None
         run = SummaryRun(state, "nexus_sum", tokenizer, NEXUS_COUNTERS)
-        info = state.metadata[NEXUS_KEY] = _new_info(target_words)
-        chunks = _start(run, info, document, scenes_per_chunk, scene_words)
+        info = state.metadata[NEXUS_KEY] = new_info(target_words)
+        chunks = start_chunks(run, info, document, scenes_per_chunk, scene_words)
         if dialogue is not None:
             chunks = await preprocess_dialogue(run, chunks, dialogue, temperature, max_tries)
-            _copy_counts(run, info)
+            copy_counts(run, info)
         summary = await summarize_chunks(run, chunks, chunk_template, temperature, max_tries)
         if compress_template is not None:
             summary = await compress_summary(
@@ -398,7 +389,7 @@ def nexus_sum(
     return solve
 
 
-def _start(
+def start_chunks(
     run: SummaryRun, info: dict[str, Any], document: str, per_chunk: int, scene_words: int
 ) -> list[str]:
     """Split the document into scene chunks and report the split."""
@@ -408,129 +399,6 @@ def _start(
     return chunks
 
 
-def _copy_counts(run: SummaryRun, info: dict[str, Any]) -> None:
+def copy_counts(run: SummaryRun, info: dict[str, Any]) -> None:
     info["dialogue_groups"] = run.stats["dialogue_groups"]
     info["preprocess_skipped"] = run.stats["preprocess_skipped"]
-
-
-@solver
-def nexus_preprocess(
-    scenes_per_chunk: int = 8,
-    temperature: float = 0.3,
-    max_tries: int = 3,
-    scene_words: int = DEFAULT_SCENE_WORDS,
-    prompts_dir: str | None = None,
-    tokenizer: TokenizerLike = "cl100k_base",
-) -> Solver:
-    """NexusSum's preprocessor alone: rewrite dialogue as prose, chunk by chunk.
-
-    Leaves the chunks in ``metadata["nexus_chunks"]`` for :func:`nexus_summarize`; the
-    document itself is not changed. Starts the sample's summary trace.
-    """
-    _check("scenes_per_chunk", scenes_per_chunk, 1)
-    template = load_prompt("nexus_sum", "dialogue", prompts_dir)
-
-    async def solve(state: TaskState, generate: Generate) -> TaskState:
-        run = SummaryRun(state, "nexus_sum", tokenizer, NEXUS_COUNTERS)
-        info = state.metadata[NEXUS_KEY] = _new_info(None)
-        chunks = _start(run, info, document_of(state), scenes_per_chunk, scene_words)
-        chunks = await preprocess_dialogue(run, chunks, template, temperature, max_tries)
-        _copy_counts(run, info)
-        state.metadata[CHUNKS_KEY] = chunks
-        return state
-
-    return solve
-
-
-@solver
-def nexus_summarize(
-    scenes_per_chunk: int = 8,
-    temperature: float = 0.3,
-    max_tries: int = 3,
-    scene_words: int = DEFAULT_SCENE_WORDS,
-    prompts_dir: str | None = None,
-    tokenizer: TokenizerLike = "cl100k_base",
-    question_key: str | None = None,
-) -> Solver:
-    """NexusSum's summarizer alone: summarize scene chunks and join them (S_0).
-
-    Uses the chunks :func:`nexus_preprocess` left (continuing its trace), else splits the
-    document into scene chunks itself. With ``question_key``, focused on that question.
-    """
-    _check("scenes_per_chunk", scenes_per_chunk, 1)
-    focus = Focus(question_key, tokenizer)
-    chunk_prompt = focus.load("nexus_sum", "chunk", prompts_dir)
-
-    async def solve(state: TaskState, generate: Generate) -> TaskState:
-        template = focus.bind(state)(chunk_prompt)
-        given: Any = state.metadata.get(CHUNKS_KEY)
-        if isinstance(given, list) and all(isinstance(c, str) for c in given) and given:
-            run = SummaryRun(state, None, tokenizer, NEXUS_COUNTERS)
-            chunks: list[str] = given
-        else:
-            run = SummaryRun(state, "nexus_sum", tokenizer, NEXUS_COUNTERS)
-            info = state.metadata[NEXUS_KEY] = _new_info(None)
-            chunks = _start(run, info, document_of(state), scenes_per_chunk, scene_words)
-        summary = await summarize_chunks(run, chunks, template, temperature, max_tries)
-        run.finish(summary)
-        return state
-
-    return solve
-
-
-@solver
-def nexus_compress(
-    target_words: int = 900,
-    chunk_tokens: int = 300,
-    temperature: float = 0.3,
-    max_rounds: int = 10,
-    max_tries: int = 3,
-    rewrite: bool = False,
-    prompts_dir: str | None = None,
-    tokenizer: TokenizerLike = "cl100k_base",
-    question_key: str | None = None,
-) -> Solver:
-    """NexusSum's compressor alone: shorten the current summary to ``target_words`` words.
-
-    Compresses ``metadata["summary"]`` (else the last output), so it can follow any
-    summarization solver; continues that solver's trace and counters. With
-    ``question_key``, compression (and the rewrite) keep to that question.
-
-    Raises:
-        ValueError: If ``target_words``, ``chunk_tokens`` or ``max_tries`` is below 1, or
-            ``max_rounds`` below 0.
-    """
-    _check("target_words", target_words, 1)
-    _check("chunk_tokens", chunk_tokens, 1)
-    _check("max_tries", max_tries, 1)
-    _check("max_rounds", max_rounds, 0)
-    focus = Focus(question_key, tokenizer)
-    compress_prompt = focus.load("nexus_sum", "compress", prompts_dir)
-    rewrite_prompt = focus.load("nexus_sum", "rewrite", prompts_dir) if rewrite else None
-
-    async def solve(state: TaskState, generate: Generate) -> TaskState:
-        summary = _current_summary(state)
-        bind = focus.bind(state)
-        template = bind(compress_prompt)
-        rewrite_template = bind(rewrite_prompt) if rewrite_prompt else None
-        run = SummaryRun(state, None, tokenizer, NEXUS_COUNTERS)
-        info = _info(state, target_words)
-        summary = await compress_summary(
-            run,
-            summary,
-            template,
-            info,
-            target_words,
-            chunk_tokens,
-            temperature,
-            max_rounds,
-            max_tries,
-        )
-        if rewrite_template is not None:
-            summary = await rewrite_summary(
-                run, summary, rewrite_template, target_words, temperature, max_tries
-            )
-        run.finish(summary)
-        return state
-
-    return solve
