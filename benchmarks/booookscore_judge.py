@@ -31,12 +31,12 @@ from typing import Any
 
 from inspect_ai.model import Model, get_model
 
+from longform_evals.judges.calibration_files import calibration_name
 from longform_evals.judges.coherence import JudgeSettings, judge_summary
 from longform_evals.judges.coherence_probe import (
     PROBES,
     ProbeSettings,
     ProbeThreshold,
-    calibration_name,
     probe_sentence,
     probe_signal,
     thresholds_for,

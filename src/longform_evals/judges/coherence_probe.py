@@ -19,17 +19,14 @@ share the earlier text.
 from __future__ import annotations
 
 import asyncio
-import json
-import re
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
-from pathlib import Path
 from typing import Any, Literal
 
 from inspect_ai.log import transcript
 from inspect_ai.model import CachePolicy, GenerateConfig, Model
 
+from longform_evals.judges.calibration_files import read_calibration
 from longform_evals.judges.coherence import SentenceVerdict
 from longform_evals.judges.yes_no import p_yes_from_output
 from longform_evals.prompts import load_prompt
@@ -80,20 +77,9 @@ def probe_signal(p_yes: float, probe: Probe) -> float:
     return p_yes if probe.flag_when == "yes" else 1.0 - p_yes
 
 
-def calibration_name(model: str) -> str:
-    """File stem of a judge's calibration: `gguf/qwen2.5-coder-1.5b` -> `qwen2.5-coder-1.5b`."""
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", model.split("/", 1)[-1])
-
-
 @lru_cache(maxsize=16)
 def _load_calibration_file(path: str | None, model: str) -> tuple[dict[str, Any], str] | None:
-    if path is not None:
-        return json.loads(Path(path).read_text(encoding="utf-8")), path
-    name = f"coherence_probe_{calibration_name(model)}.json"
-    resource = resources.files("longform_evals.judges").joinpath(f"calibration/{name}")
-    if not resource.is_file():
-        return None
-    return json.loads(resource.read_text(encoding="utf-8")), f"packaged {name}"
+    return read_calibration("coherence_probe", model, path)
 
 
 def thresholds_for(model: str, settings: ProbeSettings) -> tuple[dict[str, ProbeThreshold], str]:

@@ -10,15 +10,12 @@ defaults (prompt `judge`, natural documents, threshold 0.5), and scores say so.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from functools import lru_cache
-from importlib import resources
 from itertools import product
-from pathlib import Path
 
 from longform_evals.analysis import MERGES
-from longform_evals.judges.coherence_probe import calibration_name
+from longform_evals.judges.calibration_files import read_calibration
 
 SUMMARY_AGGREGATIONS: tuple[str, ...] = tuple(f"{d}_{s}" for d, s in product(MERGES, MERGES))
 """AGG_D-then-AGG_S aggregations, named `<doc merge>_<sentence merge>`."""
@@ -82,10 +79,5 @@ def load_calibration(model: str, path: str | None = None) -> JudgeCalibration:
         FileNotFoundError: if `path` is given and does not exist.
         ValueError: if the file is malformed.
     """
-    if path is not None:
-        return _parse(json.loads(Path(path).read_text(encoding="utf-8")), path)
-    name = f"faithfulness_{calibration_name(model)}.json"
-    resource = resources.files("longform_evals.judges").joinpath(f"calibration/{name}")
-    if not resource.is_file():
-        return JudgeCalibration(source="uncalibrated")
-    return _parse(json.loads(resource.read_text(encoding="utf-8")), f"packaged {name}")
+    found = read_calibration("faithfulness", model, path)
+    return JudgeCalibration(source="uncalibrated") if found is None else _parse(*found)

@@ -15,14 +15,11 @@ rule was used.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
-from pathlib import Path
 from typing import Literal
 
-from longform_evals.judges.coherence_probe import calibration_name
+from longform_evals.judges.calibration_files import read_calibration
 
 RaterRule = Literal["auto", "verdicts", "calibrated"]
 RATER_RULES: tuple[str, ...] = ("auto", "verdicts", "calibrated")
@@ -72,13 +69,8 @@ def load_rater_calibration(model: str, path: str | None = None) -> RaterCalibrat
         FileNotFoundError: if `path` is given and does not exist.
         ValueError: if the file is malformed.
     """
-    if path is not None:
-        return _parse(json.loads(Path(path).read_text(encoding="utf-8")), path)
-    name = f"raters_{calibration_name(model)}.json"
-    resource = resources.files("longform_evals.judges").joinpath(f"calibration/{name}")
-    if not resource.is_file():
-        return RaterCalibration(source="uncalibrated")
-    return _parse(json.loads(resource.read_text(encoding="utf-8")), f"packaged {name}")
+    found = read_calibration("raters", model, path)
+    return RaterCalibration(source="uncalibrated") if found is None else _parse(*found)
 
 
 def resolve_rule(rule: str, calibration: RaterCalibration, grader: str) -> bool:
