@@ -34,12 +34,10 @@ from inspect_ai.model import GenerateConfig, Model, get_model
 from longform_evals.analysis.agreement import balanced_accuracy, best_threshold, roc_auc
 from longform_evals.data.planted_answers import PlantedAnswer, load_planted_answers
 from longform_evals.judges.rater_calibration import RaterCalibration
-from longform_evals.prompts import load_prompt
 from longform_evals.scorers.llm_raters import (
-    RATERS,
     RaterVerdict,
     RatingSettings,
-    ask_rater,
+    rate_answer,
     rate_reference,
     rate_reference_calibrated,
 )
@@ -50,23 +48,11 @@ ANSWER_KINDS = ("paraphrase", "verbose", "incomplete", "contradiction", "non_ans
 async def judge_all(
     model: Model, answers: list[PlantedAnswer], settings: RatingSettings
 ) -> list[dict[str, RaterVerdict]]:
-    templates = {r: load_prompt("raters", r) for r in RATERS}
-
-    async def both(a: PlantedAnswer) -> dict[str, RaterVerdict]:
-        verdicts = await asyncio.gather(
-            *[
-                ask_rater(
-                    model,
-                    templates[r].render(question=a.question, reference=a.reference, answer=a.text),
-                    settings,
-                    r,
-                )
-                for r in RATERS
-            ]
-        )
-        return dict(zip(RATERS, verdicts, strict=True))
-
-    return await asyncio.gather(*[both(a) for a in answers])
+    """Both raters' verdicts on every planted answer against its reference."""
+    per_answer = await asyncio.gather(
+        *[rate_answer(model, a.question, a.text, [a.reference], settings) for a in answers]
+    )
+    return [verdicts[0] for verdicts in per_answer]
 
 
 def p_values(rows: list[dict[str, RaterVerdict]], rater: str) -> list[float | None]:

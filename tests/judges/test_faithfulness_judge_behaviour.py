@@ -13,9 +13,8 @@ import asyncio
 
 import numpy as np
 import pytest
-from inspect_ai.model import get_model
 
-from helpers import needs_local_runtime
+from helpers import local_model_or_skip, needs_local_runtime
 from longform_evals.analysis.agreement import balanced_accuracy, roc_auc
 from longform_evals.data.planted_support import load_planted_support
 from longform_evals.judges.faithfulness import FaithfulnessSettings, support_rows
@@ -28,10 +27,7 @@ JUDGE = "gguf/qwen2.5-coder-1.5b"
 @pytest.mark.slow
 @needs_local_runtime
 def test_calibrated_judge_separates_supported_from_planted_sentences() -> None:
-    try:
-        model = get_model(JUDGE)
-    except Exception as exc:  # the 1.5B packages are part of the `local` extra
-        pytest.skip(f"{JUDGE} unavailable: {exc}")
+    model = local_model_or_skip(JUDGE)
     cal = load_calibration(JUDGE)
     assert cal.calibrated, "the packaged calibration of the default judge is missing"
     settings = FaithfulnessSettings(max_tokens=1, prompt=cal.prompt)

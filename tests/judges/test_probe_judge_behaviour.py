@@ -12,9 +12,8 @@ import json
 from importlib import resources
 
 import pytest
-from inspect_ai.model import get_model
 
-from helpers import needs_local_runtime
+from helpers import local_model_or_skip, needs_local_runtime
 from longform_evals.judges.coherence_probe import (
     ProbeSettings,
     probe_sentence,
@@ -47,10 +46,7 @@ def _test_split() -> tuple[list[tuple[list[str], int]], list[tuple[list[str], in
 @pytest.mark.slow
 @needs_local_runtime
 def test_calibrated_judge_flags_planted_errors_more_than_clean_sentences() -> None:
-    try:
-        model = get_model(JUDGE)
-    except Exception as exc:  # the 1.5B packages are part of the `local` extra
-        pytest.skip(f"{JUDGE} unavailable: {exc}")
+    model = local_model_or_skip(JUDGE)
     thresholds, source = thresholds_for(JUDGE, ProbeSettings())
     assert source.startswith("packaged")
     planted, clean = _test_split()

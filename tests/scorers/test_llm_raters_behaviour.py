@@ -14,14 +14,12 @@ import asyncio
 
 import numpy as np
 import pytest
-from inspect_ai.model import get_model
 
-from helpers import needs_local_runtime
+from helpers import local_model_or_skip, needs_local_runtime
 from longform_evals.analysis.agreement import roc_auc
 from longform_evals.data.planted_answers import load_planted_answers
 from longform_evals.judges.rater_calibration import load_rater_calibration
-from longform_evals.prompts import load_prompt
-from longform_evals.scorers.llm_raters import RATERS, RatingSettings, ask_rater
+from longform_evals.scorers.llm_raters import RaterVerdict, RatingSettings, rate_answer
 
 GRADER = "gguf/qwen2.5-coder-1.5b"
 QUESTIONS = 6  # held-out test questions: 30 answers, 60 short rater calls
@@ -30,34 +28,23 @@ QUESTIONS = 6  # held-out test questions: 30 answers, 60 short rater calls
 @pytest.mark.slow
 @needs_local_runtime
 def test_calibrated_raters_separate_right_from_wrong_answers() -> None:
-    try:
-        model = get_model(GRADER)
-    except Exception as exc:  # the 1.5B packages are part of the `local` extra
-        pytest.skip(f"{GRADER} unavailable: {exc}")
+    model = local_model_or_skip(GRADER)
     cal = load_rater_calibration(GRADER)
     assert cal.calibrated, "the packaged rater calibration of the default grader is missing"
     answers = load_planted_answers(split="test")[: 5 * QUESTIONS]
-    templates = {r: load_prompt("raters", r) for r in RATERS}
     settings = RatingSettings(logprobs=True)
 
-    async def p_yes(rater: str) -> list[float]:
-        verdicts = await asyncio.gather(
-            *[
-                ask_rater(
-                    model,
-                    templates[rater].render(
-                        question=a.question, reference=a.reference, answer=a.text
-                    ),
-                    settings,
-                    rater,
-                )
-                for a in answers
-            ]
+    async def verdicts() -> list[dict[str, RaterVerdict]]:
+        rows = await asyncio.gather(
+            *[rate_answer(model, a.question, a.text, [a.reference], settings) for a in answers]
         )
-        assert all(v.p_yes is not None for v in verdicts), [v.answers for v in verdicts]
-        return [float(v.p_yes) for v in verdicts if v.p_yes is not None]
+        return [row[0] for row in rows]
 
-    strict, permissive = asyncio.run(p_yes("strict")), asyncio.run(p_yes("permissive"))
+    rows = asyncio.run(verdicts())
+    missing = [r for r in rows if r["strict"].p_yes is None or r["permissive"].p_yes is None]
+    assert not missing, [(r["strict"].answers, r["permissive"].answers) for r in missing]
+    strict = [float(r["strict"].p_yes or 0.0) for r in rows]
+    permissive = [float(r["permissive"].p_yes or 0.0) for r in rows]
     lr1 = np.array([s >= cal.exact_threshold for s in strict], dtype=float)
     lr2 = np.maximum(lr1, [p >= cal.partial_threshold for p in permissive])
     exact = np.array([a.exact for a in answers])

@@ -34,7 +34,11 @@ from longform_evals.solvers.read_agent import (
     read_agent_parallel,
     read_agent_sequential,
 )
-from longform_evals.solvers.reading_memory import clear_reading_cache
+from longform_evals.solvers.reading_memory import (
+    clear_reading_cache,
+    drop_unfinished_sentence,
+    gist_token_cap,
+)
 from longform_evals.solvers.retrieval import full_text
 
 FILLER = (
@@ -46,7 +50,7 @@ FILLER = (
 PAGINATE = r"Break point: <number>"
 SHORTEN = r"Shorten it to at most \d+ words\."
 LOOKUP_P = r"Which pages would you like to read in full\?"
-LOOKUP_S = r"reply STOP\."
+LOOKUP_S = r"reply STOP instead\."
 ANSWER_MC = r"Answer: \(X\)"
 ANSWER_FREE = r"Be concise"
 MARKER = re.compile(r"P\d{3}")
@@ -407,4 +411,38 @@ def test_gists_are_asked_for_a_length_and_runaway_gists_are_cut_and_counted(
     gist_prompts = [c.last_user for c in api.calls if c.rule == 1]
     limits = [int(m) for p in gist_prompts for m in re.findall(r"at most (\d+) words", p)]
     assert limits and all(limit >= 20 for limit in limits)
-    assert reading["gist_words"] < 3 * sum(limits)  # capped near twice the words asked for
+    # Capped at about 1.5 tokens (here: scripted words) per word asked for.
+    assert reading["gist_words"] <= sum(round(1.5 * limit) + 9 for limit in limits)
+    assert reading["gist_words"] < 2 * sum(limits)
+
+
+def test_a_cut_gist_loses_its_broken_off_sentence(tmp_path: Path) -> None:
+    doc = make_document(12)
+    rule_list = rules()
+    runaway = "The keeper wound the lamp. The storm pressed on. And then " + "on and " * 500
+    rule_list[1] = {"pattern": SHORTEN, "response": runaway}
+    samples, _ = run(tmp_path, gist_memory(), [sample(doc, 0)], rule_list)
+    reading = info(samples[0])
+    assert reading["gists_cut"] == reading["pages"] > 0
+    assert reading["gist_words"] == reading["pages"] * 9  # the two whole sentences
+
+
+PIECES = ["Ann left.", "Bo ran!", "and so", "it was", "?", "x"]
+
+
+@given(st.lists(st.sampled_from(PIECES), max_size=12))
+def test_dropping_an_unfinished_sentence_keeps_a_prefix(parts: list[str]) -> None:
+    text = " ".join(parts)
+    kept = drop_unfinished_sentence(text)
+    assert text.startswith(kept)
+    if text.rstrip().endswith((".", "!", "?")):
+        assert kept == text
+    else:
+        assert kept == text or kept.endswith((".", "!", "?"))
+
+
+def test_gist_token_cap() -> None:
+    page = "word " * 300  # asked for 60 words
+    assert gist_token_cap(page, 1024) == 98
+    assert gist_token_cap(page, 50) == 50
+    assert gist_token_cap("short page", 1024) == 38  # at least 20 words asked for

@@ -73,14 +73,24 @@ def load_rater_calibration(model: str, path: str | None = None) -> RaterCalibrat
     return RaterCalibration(source="uncalibrated") if found is None else _parse(*found)
 
 
+def check_rule(rule: str) -> str:
+    """``rule``, if it is one of :data:`RATER_RULES`.
+
+    Raises:
+        ValueError: naming the unknown rule and the known ones.
+    """
+    if rule not in RATER_RULES:
+        raise ValueError(f"unknown rater rule {rule!r}; use one of {', '.join(RATER_RULES)}")
+    return rule
+
+
 def resolve_rule(rule: str, calibration: RaterCalibration, grader: str) -> bool:
     """Whether to read P(yes) against thresholds (True) or verdict words (False).
 
     Raises:
         ValueError: for an unknown rule, or `calibrated` with a grader that has no calibration.
     """
-    if rule not in RATER_RULES:
-        raise ValueError(f"unknown rater rule {rule!r}; use one of {', '.join(RATER_RULES)}")
+    check_rule(rule)
     if rule == "calibrated" and not calibration.calibrated:
         raise ValueError(
             f"rule=calibrated needs a rater calibration for grader {grader}: none is packaged; "

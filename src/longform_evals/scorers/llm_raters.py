@@ -42,8 +42,8 @@ from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
 from longform_evals.judges.rater_calibration import (
-    RATER_RULES,
     RaterCalibration,
+    check_rule,
     load_rater_calibration,
     resolve_rule,
 )
@@ -254,8 +254,7 @@ def llm_raters(
     """
     for name in (*RATERS, "retry"):  # a broken override fails here, not in the middle of a run
         load_prompt("raters", name, prompts_dir)
-    if rule not in RATER_RULES:
-        raise ValueError(f"unknown rater rule {rule!r}; use one of {', '.join(RATER_RULES)}")
+    check_rule(rule)
 
     async def score(state: TaskState, target: Target) -> Score:
         references = reference_texts(state, target)
