@@ -32,6 +32,7 @@ import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from inspect_ai import eval as inspect_eval
@@ -184,9 +185,10 @@ def run_strategy(
     return row_from_log(label, scored, seconds), scored
 
 
-def without_compressor(log: EvalLog) -> EvalLog:
+def without_compressor(log: EvalLog, log_dir: str) -> EvalLog:
     """A copy of a NexusSum log whose summaries are S_0, the chunk summaries joined in order
-    as the summarizer stage joins them, taken from each sample's summary trace.
+    as the summarizer stage joins them, taken from each sample's summary trace; it is to be
+    written to ``log_dir`` under the NexusSum log's name plus ``_no_compress``.
 
     Raises:
         RuntimeError: if a sample's trace has no chunk summaries (not a NexusSum log).
@@ -206,14 +208,20 @@ def without_compressor(log: EvalLog) -> EvalLog:
         stats = dict(sample.metadata.get("summary_stats") or {})
         stats["calls"] = sum(int(e["tries"]) for e in trace if e.get("step") != "compress")
         sample.metadata["summary_stats"] = stats
-    derived.location = log.location.removesuffix(".eval") + "_no_compress.eval"
+    name = Path(log.location).name.removesuffix(".eval") + "_no_compress.eval"
+    derived.location = str(Path(log_dir) / name)
     return derived
 
 
 def derive_no_compress(nexus: EvalLog, args: argparse.Namespace) -> Row:
     """The no-compressor row: ``nexus``'s summaries before compression, scored again."""
     task = squality(data=args.data, target_words=args.target_words, tolerance=args.tolerance)
-    scored = score(without_compressor(nexus), task.scorer or [], action="overwrite", display="none")
+    scored = score(
+        without_compressor(nexus, args.log_dir),
+        task.scorer or [],
+        action="overwrite",
+        display="none",
+    )
     write_eval_log(scored, scored.location)
     row = row_from_log(NO_COMPRESS_LABEL, scored, math.nan)
     return Row(row.label, row.metrics, row.calls, math.nan, math.nan, row.bertscore_model)
