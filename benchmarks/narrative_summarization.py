@@ -40,6 +40,7 @@ from inspect_ai import score
 from inspect_ai.log import EvalLog, read_eval_log, write_eval_log
 from inspect_ai.model import GenerateConfig, Model, ModelOutput, get_model
 
+from longform_evals.solvers.nexus_sum import CHUNK_SEPARATOR
 from longform_evals.tasks.narrative import SQUALITY_TARGET_WORDS, squality
 
 DEFAULT_DATA = "../shared/data/squality/squality_3_dev_stories.jsonl"
@@ -56,7 +57,7 @@ STRATEGIES: list[tuple[str, str, dict[str, Any]]] = [
         "nexus_sum without preprocessor",
         {"strategy": "nexus_sum", "preprocess": False},
     ),
-    ("nexus_sum_no_compress", NO_COMPRESS_LABEL, {"strategy": "nexus_sum", "compress": False}),
+    ("nexus_sum_no_compress", NO_COMPRESS_LABEL, {}),  # derived, not run: no task arguments
 ]
 """(key for --strategies, row label, task arguments; the no-compressor row is derived from the
 NexusSum run, see :func:`without_compressor`)."""
@@ -202,7 +203,7 @@ def without_compressor(log: EvalLog, log_dir: str) -> EvalLog:
                 f"sample {sample.id!r} of {log.location}: no chunk summaries in its "
                 "summary_trace; --nexus-log must name a nexus_sum log"
             )
-        initial = "\n\n".join(str(e["text"]) for e in chunks)
+        initial = CHUNK_SEPARATOR.join(str(e["text"]) for e in chunks)
         sample.output = ModelOutput.from_content(model=sample.output.model, content=initial)
         sample.metadata["summary"] = initial
         stats = dict(sample.metadata.get("summary_stats") or {})

@@ -48,6 +48,7 @@ from longform_evals.text.packing import join_pieces, pack_sentence_spans
 
 __all__ = [
     "CHUNKS_KEY",
+    "CHUNK_SEPARATOR",
     "NEXUS_COUNTERS",
     "NEXUS_KEY",
     "compress_summary",
@@ -59,6 +60,9 @@ __all__ = [
 ]
 
 NEXUS_KEY = "nexus_sum"
+
+CHUNK_SEPARATOR = "\n\n"
+"""What joins the chunk summaries into S_0."""
 """Metadata key of the pipeline's report."""
 
 CHUNKS_KEY = "nexus_chunks"
@@ -194,7 +198,7 @@ async def summarize_chunks(
         outcomes = await collect(*(summarize(c) for c in chunks))
     for i, outcome in enumerate(outcomes):
         run.record("chunk", 0, i, outcome)
-    return "\n\n".join(o.text for o in outcomes)
+    return CHUNK_SEPARATOR.join(o.text for o in outcomes)
 
 
 async def compress_summary(
