@@ -1,5 +1,17 @@
-"""`inspect eval tasks/booookscore.py --model ...`: book summarization scored with BooookScore."""
+"""`inspect eval tasks/booookscore.py`: book summarization scored with BooookScore.
 
-from longform_evals.tasks.booookscore import booookscore
+The package task `longform_evals/booookscore` under its own name, with the same parameters.
+"""
 
-__all__ = ["booookscore"]
+from typing import Any
+
+from inspect_ai import Task, task
+
+from longform_evals.tasks import booookscore as package
+from longform_evals.tasks.arguments import same_parameters_as
+
+
+@task
+@same_parameters_as(package.booookscore)
+def booookscore(**task_args: Any) -> Task:
+    return package.booookscore(**task_args)

@@ -1,5 +1,17 @@
-"""`inspect eval tasks/hello.py --model ...`: the smoke task of the package."""
+"""`inspect eval tasks/hello.py`: the smoke task of the package.
 
-from longform_evals.tasks.hello import hello_longform
+The package task `longform_evals/hello_longform` under its own name, with the same parameters.
+"""
 
-__all__ = ["hello_longform"]
+from typing import Any
+
+from inspect_ai import Task, task
+
+from longform_evals.tasks import hello as package
+from longform_evals.tasks.arguments import same_parameters_as
+
+
+@task
+@same_parameters_as(package.hello_longform)
+def hello_longform(**task_args: Any) -> Task:
+    return package.hello_longform(**task_args)

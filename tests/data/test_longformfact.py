@@ -294,3 +294,96 @@ def test_shared_examples_all_align(shared_data: Path) -> None:
         else:
             assert meta["subset"] in {"qmsum", "multinews"}
             assert meta["labels"] in (0, 1)
+
+
+def test_published_raw_files_load_byte_for_byte(shared_data: Path) -> None:
+    # The files as users download them: no `subset`, "id": NaN in qmsum and multinews, no
+    # `id` in the longeval files, HTML in the SQuALITY documents.
+    folder = shared_data / "longformfact" / "metric_benchmark"
+    if not folder.is_dir():
+        pytest.skip(f"{folder} is not present")
+    assert b'"id": NaN' in (folder / "qmsum.jsonl").read_bytes()
+    samples, report = load_longformfact_with_report(folder)
+    assert [s.id for s in samples] == [
+        *(f"longeval_pubmed-{n}" for n in range(2)),
+        *(f"longeval_squality-{n}" for n in range(2)),
+        *(f"multinews-{n}" for n in range(4)),
+        *(f"qmsum-{n}" for n in range(4)),
+    ]
+    assert report.loaded == {
+        "longeval_pubmed": 2,
+        "longeval_squality": 2,
+        "multinews": 4,
+        "qmsum": 4,
+    }
+    assert report.n_skipped == 0
+    metas = [s.metadata for s in samples if s.metadata is not None]
+    assert len(metas) == 12
+    assert all(m["source_id"] is None for m in metas)
+    assert {m["model"] for m in metas if m["subset"] == "multinews"} == {
+        "gpt3",
+        "pegasus",
+        "unisumm",
+    }
+    squality = [m for m in metas if m["subset"] == "longeval_squality"]
+    assert all(m["documents"][0].startswith("<!DOCTYPE html") for m in squality)
+    # Multinews clusters end with an empty document, kept so that `ranking` stays valid.
+    multinews = [m for m in metas if m["subset"] == "multinews"]
+    assert all(m["documents"][-1] == "" and len(m["ranking"]) == 3 for m in multinews)
+    again = load_longformfact(folder, subsets=["multinews"])
+    assert [s.id for s in again] == [f"multinews-{n}" for n in range(4)]
+
+
+def test_nan_and_missing_ids_are_no_source_id(tmp_path: Path) -> None:
+    nan = summary_record(id=float("nan"), model=float("nan"))
+    absent = summary_record()
+    del absent["id"]
+    path = write_jsonl(tmp_path / "x.jsonl", [nan, absent, summary_record(id=17)])
+    assert '"id": NaN' in path.read_text(encoding="utf-8")
+    samples = load_longformfact(path)
+    assert [s.id for s in samples] == ["qmsum-0", "qmsum-1", "qmsum-2"]
+    metas = [s.metadata or {} for s in samples]
+    assert [m["source_id"] for m in metas] == [None, None, "17"]
+    assert metas[0]["model"] is None
+    with pytest.raises(DataError, match=r"x\.jsonl:1: 'id' must be a string"):
+        load_longformfact(write_jsonl(tmp_path / "x.jsonl", [summary_record(id=1.5)]))
+
+
+def test_a_subset_whose_records_are_all_skipped_is_an_error(tmp_path: Path) -> None:
+    records = [
+        summary_record(),
+        sentence_record(faithfulness=[1, 0]),
+        sentence_record(faithfulness=[1, 0, 1, 1]),
+    ]
+    path = write_jsonl(tmp_path / "x.jsonl", records)
+    with pytest.raises(DataError) as info:
+        load_longformfact_with_report(path, on_mismatch="skip")
+    message = str(info.value)
+    assert message.startswith(f"{path}: all 2 record(s) of subset 'longeval_pubmed' were skipped")
+    assert "2 with sentence labels that do not align" in message
+    # Only the subset that lost everything counts: one aligned record is enough.
+    path = write_jsonl(tmp_path / "x.jsonl", [*records, sentence_record()])
+    samples, report = load_longformfact_with_report(path, on_mismatch="skip")
+    assert [s.id for s in samples] == ["qmsum-0", "longeval_pubmed-2"]
+    assert report.n_skipped == 2
+
+
+def test_ranking_indices_must_name_documents(tmp_path: Path) -> None:
+    path = write_jsonl(tmp_path / "x.jsonl", [sentence_record(ranking=[0, 2])])
+    with pytest.raises(DataError, match=r"x\.jsonl:1: 'ranking' holds 2, not a document index"):
+        load_longformfact(path)
+
+
+def test_blank_single_document_and_bad_bytes(tmp_path: Path) -> None:
+    record = summary_record(document="  \n")
+    del record["documents"]
+    path = write_jsonl(tmp_path / "x.jsonl", [summary_record(), record])
+    with pytest.raises(DataError, match=r"x\.jsonl:2: 'document' must be non-blank text"):
+        load_longformfact(path)
+    data = (json.dumps(summary_record()) + "\n").encode() * 2 + b'{"summary": "\x93"}\n'
+    path.write_bytes(data)
+    offset = data.index(b"\x93")
+    with pytest.raises(DataError, match=rf"x\.jsonl: line 3, byte {offset}: not valid UTF-8"):
+        load_longformfact(path)
+    path.write_bytes(b"\xef\xbb\xbf" + data[: data.index(b'{"summary"')])
+    assert len(load_longformfact(path)) == 2

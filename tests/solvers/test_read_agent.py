@@ -23,6 +23,8 @@ import longform_evals.models.providers  # noqa: F401  (registers the scripted mo
 from longform_evals.models.scripted import ScriptedModelAPI
 from longform_evals.scorers.reading_stats import reading_stats
 from longform_evals.solvers.lookup import (
+    MAX_PAGE_DIGITS,
+    UNREADABLE_PAGE,
     PageRequest,
     choose_pages,
     memory_text,
@@ -215,6 +217,43 @@ def test_next_page_rules() -> None:
     assert next_page(PageRequest(understood=False), 5, set())[0] is None
 
 
+@pytest.mark.parametrize(
+    ("reply", "pages"),
+    [
+        ("Page " + "9" * 5000, (UNREADABLE_PAGE,)),
+        ("[" + "9" * 5000 + ", 2]", (UNREADABLE_PAGE, 2)),
+        ("1" * 5000, (UNREADABLE_PAGE,)),
+        ("Pages 3 and " + "7" * (MAX_PAGE_DIGITS + 1), (3, UNREADABLE_PAGE)),
+        ("[" + "4" * MAX_PAGE_DIGITS + "]", (int("4" * MAX_PAGE_DIGITS),)),
+    ],
+)
+def test_page_numbers_too_long_to_read_are_no_page(reply: str, pages: tuple[int, ...]) -> None:
+    assert parse_page_request(reply) == PageRequest(pages)
+
+
+def test_unreadable_page_numbers_count_like_pages_that_do_not_exist() -> None:
+    request = parse_page_request("[" + "9" * 5000 + ", 2]")
+    chosen = choose_pages(request, n_pages=5, max_pages=3)
+    assert chosen.pages == [2]
+    assert chosen.problems == [
+        f"a page number of over {MAX_PAGE_DIGITS} digits does not exist (pages 0-4)"
+    ]
+    page, problems = next_page(request, 5, set())
+    assert page is None and len(problems) == 2 and "does not exist" in problems[0]
+    page, problems = next_page(parse_page_request("Pages 3 and " + "7" * 5000), 5, set())
+    assert page == 3 and problems == [
+        f"a page number of over {MAX_PAGE_DIGITS} digits ignored: one page per step"
+    ]
+
+
+@given(st.text(alphabet="0123456789[], Page", max_size=40), st.integers(13, 6000))
+def test_long_digit_runs_never_break_the_parser(text: str, digits: int) -> None:
+    request = parse_page_request(text + "9" * digits)
+    assert all(p == UNREADABLE_PAGE or 0 <= p < 10**MAX_PAGE_DIGITS for p in request.pages)
+    choose_pages(request, 10, 3)
+    next_page(request, 10, set())
+
+
 def test_memory_text_expands_in_place() -> None:
     text = memory_text(["g0", "g1", "g2"], ["page zero", "page one", "page two"], {1})
     assert text == "<Page 0>\ng0\n\n<Page 1>\npage one\n\n<Page 2>\ng2"
@@ -246,9 +285,18 @@ def test_inspect_cache_makes_a_rerun_free(tmp_path: Path) -> None:
     _, api1 = run(tmp_path / "a", solver, [sample(doc, 0)], rules("[1]"))
     clear_reading_cache()
     _, api2 = run(tmp_path / "b", solver, [sample(doc, 0)], rules("[1]"))
-    assert counts(api1)["gist"] > 0
-    assert counts(api2)["paginate"] == counts(api2)["gist"] == 0
-    assert counts(api2)["answer"] == 1
+    assert counts(api1)["gist"] > 0 and counts(api1)["answer"] == 1
+    # every step is cached, the look-up and the answer too: the rerun makes no call
+    assert sum(counts(api2).values()) == 0
+
+
+def test_cache_false_makes_every_call_again(tmp_path: Path) -> None:
+    doc = make_document(30)
+    solver = read_agent_parallel(max_pages=2, min_words=100, max_words=250, cache=False)
+    _, api1 = run(tmp_path / "a", solver, [sample(doc, 0)], rules("[1]"))
+    clear_reading_cache()
+    _, api2 = run(tmp_path / "b", solver, [sample(doc, 0)], rules("[1]"))
+    assert counts(api2) == counts(api1) and counts(api2)["answer"] == 1
 
 
 def test_read_agent_p_expands_the_requested_pages_in_place(tmp_path: Path) -> None:

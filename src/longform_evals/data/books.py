@@ -7,6 +7,9 @@ Accepted sources for books:
 - a `.txt` file (one book; a first line `Title: ...` gives the title, else the file name);
 - a folder of `.txt` files (one book each, sorted by name);
 - a `.jsonl` file with one object per line holding `id`, `text` and optionally `title`.
+
+Files are UTF-8 (a byte-order mark is allowed); a blank book is a DataError naming its file
+(and line).
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from typing import Any
 
 from inspect_ai.dataset import Sample
 
-from longform_evals.data.jsonl import DataError, jsonl_records
+from longform_evals.data.jsonl import DataError, jsonl_records, read_text
 
 _TITLE_PREFIX = "Title:"
 
@@ -31,7 +34,7 @@ def _split_title(text: str, fallback: str) -> tuple[str, str]:
 
 def _book_sample(book_id: str, title: str, text: str, source: str) -> Sample:
     if not text.strip():
-        raise DataError(f"book {book_id!r} ({source}) is empty")
+        raise DataError(f"{source}: book {book_id!r} is empty (blank text)")
     return Sample(
         id=book_id,
         input=f"Summarize the book {title!r}.",
@@ -40,7 +43,7 @@ def _book_sample(book_id: str, title: str, text: str, source: str) -> Sample:
 
 
 def _txt_book(path: Path) -> Sample:
-    title, text = _split_title(path.read_text(encoding="utf-8"), path.stem)
+    title, text = _split_title(read_text(path), path.stem)
     return _book_sample(path.stem, title, text, str(path))
 
 

@@ -1,27 +1,182 @@
-"""Reading the suite's JSONL data files, with errors that name the file and line."""
+"""Reading the suite's data files (JSONL, JSON, text), with errors that name the file and line.
+
+Every loader reads through these helpers, so all of them accept the same bytes: UTF-8, with
+or without a byte-order mark at the start of the file, and any of ``\\n``, ``\\r\\n`` or
+``\\r`` as line ends (as Python's text mode does). Bytes that are not UTF-8 are a
+:class:`DataError` naming the file, the line and the byte offset, rather than a
+UnicodeDecodeError from deep inside a loader. JSON integers longer than
+:data:`MAX_JSON_INT_DIGITS` digits are a DataError too: Python refuses to convert integers of
+more than 4,300 digits with a bare ValueError, and no field of any supported format needs one.
+"""
 
 from __future__ import annotations
 
+import codecs
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+__all__ = [
+    "MAX_JSON_INT_DIGITS",
+    "DataError",
+    "jsonl_records",
+    "parse_json",
+    "read_json",
+    "read_text",
+]
+
+MAX_JSON_INT_DIGITS = 100
+"""JSON integers with more digits than this are refused (see the module docstring)."""
+
+_BOM = codecs.BOM_UTF8
+# A lone CR ends a line in text mode; binary iteration only splits at LF.
+_LONE_CR = re.compile(rb"(?<=\r)(?!\n)")
 
 
 class DataError(ValueError):
     """A data file is missing, empty or malformed; the message names it."""
 
 
+class _HugeInteger(Exception):
+    """Internal: a JSON integer of more than MAX_JSON_INT_DIGITS digits."""
+
+    def __init__(self, digits: int) -> None:
+        super().__init__(digits)
+        self.digits = digits
+
+
+def _huge(where: str, digits: int) -> DataError:
+    return DataError(
+        f"{where}: a JSON integer has {digits} digits (at most {MAX_JSON_INT_DIGITS} are read)"
+    )
+
+
+def _parse_int(text: str) -> int:
+    digits = len(text) - text.startswith("-")
+    if digits > MAX_JSON_INT_DIGITS:
+        raise _HugeInteger(digits)
+    return int(text)
+
+
+def parse_json(text: str, where: str) -> Any:
+    """Parse one JSON value, refusing integers of more than :data:`MAX_JSON_INT_DIGITS` digits.
+
+    Args:
+        text: The JSON text.
+        where: Names the text in error messages, e.g. ``"file:line"``.
+
+    Returns:
+        The parsed value (``NaN`` and ``Infinity`` are read as floats, as by :mod:`json`).
+
+    Raises:
+        DataError: If ``text`` is not valid JSON or holds a too long integer.
+    """
+    try:
+        return json.loads(text, parse_int=_parse_int)
+    except _HugeInteger as exc:
+        raise _huge(where, exc.digits) from None
+    except json.JSONDecodeError as exc:
+        raise DataError(f"{where}: not valid JSON ({exc.msg})") from None
+    except (ValueError, RecursionError) as exc:  # e.g. nesting too deep for the parser
+        raise DataError(f"{where}: not valid JSON ({exc})") from None
+
+
+def _undecodable(path: Path, data: bytes, exc: UnicodeDecodeError, line: int, base: int) -> str:
+    """The message for a decoding error in ``data``, which starts at file offset ``base``."""
+    before = data[: exc.start]
+    line += before.count(b"\n") + before.count(b"\r") - before.count(b"\r\n")
+    bad = data[exc.start]
+    return f"{path}: line {line}, byte {base + exc.start}: not valid UTF-8 (0x{bad:02x})"
+
+
+def read_text(path: Path) -> str:
+    """The whole file as text: UTF-8 (a leading BOM is dropped), line ends turned into ``\\n``.
+
+    Args:
+        path: The file.
+
+    Returns:
+        Its text.
+
+    Raises:
+        DataError: If the file is not valid UTF-8; the message gives the line (1-based) and
+            the byte offset in the file (0-based) of the first bad byte, e.g.
+            ``"book.txt: line 3, byte 57: not valid UTF-8 (0xff)"``.
+        OSError: If the file cannot be read.
+    """
+    data = path.read_bytes()
+    start = len(_BOM) if data.startswith(_BOM) else 0
+    body = data[start:]
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise DataError(_undecodable(path, body, exc, 1, start)) from None
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def read_json(path: Path) -> Any:
+    """One JSON value from a whole file (UTF-8, BOM allowed; see :func:`parse_json`).
+
+    Raises:
+        DataError: If the file is not valid UTF-8 or not valid JSON, or holds an integer of
+            more than :data:`MAX_JSON_INT_DIGITS` digits, naming the file and line.
+        OSError: If the file cannot be read.
+    """
+    text = read_text(path)
+    try:
+        return json.loads(text, parse_int=_parse_int)
+    except _HugeInteger as exc:
+        # The parser does not say where; the first run of exactly that many digits is it.
+        run = re.search(rf"(?<![0-9])[0-9]{{{exc.digits}}}(?![0-9])", text)
+        where = f"{path}:{text.count(chr(10), 0, run.start()) + 1}" if run else str(path)
+        raise _huge(where, exc.digits) from None
+    except json.JSONDecodeError as exc:
+        raise DataError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
+    except (ValueError, RecursionError) as exc:
+        raise DataError(f"{path}: not valid JSON ({exc})") from None
+
+
+def _text_lines(path: Path) -> Iterator[tuple[int, str]]:
+    """(line number, text) of every line, decoded one at a time (large files stream)."""
+    with open(path, "rb") as f:
+        offset = 0
+        number = 0
+        for chunk in f:
+            for raw in _LONE_CR.split(chunk) if b"\r" in chunk else (chunk,):
+                number += 1
+                skip = len(_BOM) if number == 1 and raw.startswith(_BOM) else 0
+                body = raw[skip:]
+                try:
+                    line = body.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    raise DataError(_undecodable(path, body, exc, number, offset + skip)) from None
+                offset += len(raw)
+                yield number, line
+
+
 def jsonl_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line number, object) for every non-blank line; bad JSON or a non-object is a DataError."""
-    with open(path, encoding="utf-8") as f:
-        for number, line in enumerate(f, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DataError(f"{path}:{number}: not valid JSON ({exc.msg})") from None
-            if not isinstance(record, dict):
-                raise DataError(f"{path}:{number}: expected a JSON object")
-            yield number, record
+    """(line number, object) for every non-blank line of a JSONL file.
+
+    The file is UTF-8, with or without a BOM (see the module docstring).
+
+    Args:
+        path: The file.
+
+    Yields:
+        The 1-based line number and the object of each non-blank line, in order.
+
+    Raises:
+        DataError: If a line is not valid UTF-8 (naming line and byte offset), not valid JSON,
+            holds an integer of more than :data:`MAX_JSON_INT_DIGITS` digits, or is not a
+            JSON object; the message starts with ``file:line``.
+        OSError: If the file cannot be opened.
+    """
+    for number, line in _text_lines(path):
+        if not line.strip():
+            continue
+        record = parse_json(line, f"{path}:{number}")
+        if not isinstance(record, dict):
+            raise DataError(f"{path}:{number}: expected a JSON object")
+        yield number, record

@@ -21,31 +21,41 @@ are often null), counting skipped records too so ids never depend on loader opti
 
 - ``subset``: the record's ``subset`` field, else the file name without ``.jsonl``;
 - ``documents``: ``list[str]``, verbatim (empty documents are kept, so that ``ranking``
-  indices stay valid); when ``documents`` is absent, ``[document]``;
+  indices stay valid, but at least one must be non-blank); when ``documents`` is absent,
+  ``[document]`` (which must be non-blank);
 - ``summary``: ``str``, verbatim;
 - ``summary_sentences``: ``list[str]``; for sentence-level records exactly one per label;
 - ``label_level``: ``"summary"`` or ``"sentence"``;
 - ``labels``: ``int`` (summary level) or ``list[int | None]`` (sentence level);
-- ``ranking``: ``list[int] | None``; ``model``: ``str | None``;
+- ``ranking``: ``list[int] | None`` (each index a position in ``documents``);
+  ``model``: ``str | None``;
 - ``sentence_split``: which splitter produced ``summary_sentences`` (``"split_sentences"`` or
   ``"simple"``, see below);
 - ``source_id``: the record's own ``id`` as a string, or None; ``source``: ``"file:line"``.
+
+Optional fields (``id``, ``subset``, ``model``, ``ranking``) that are absent, null or NaN
+count as absent: the published qmsum and multinews files write ``"id": NaN`` (pandas' missing
+value, which Python's json reads as a float) and the longeval files have no ``id`` at all.
 
 Sentence alignment: the project's :func:`~longform_evals.text.split_sentences` is tried first.
 It never splits before a lower-case word, and some subsets are all lower case (``"...
 lymphoma. however, ..."``), so when its sentence count differs from the label count a simple
 split on ``.``, ``!`` or ``?`` followed by whitespace (regardless of case) is tried. If neither
 matches, the record is an error, or is skipped and counted with ``on_mismatch="skip"``. Only
-the counts are checked; a count match does not prove the boundaries are NLTK's.
+the counts are checked; a count match does not prove the boundaries are NLTK's. A subset
+whose records are all skipped is an error all the same, since nothing of it would be
+evaluated.
 Summary-level records always use ``split_sentences`` (no label count to check against).
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import urllib.request
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -141,6 +151,27 @@ class _Misaligned(Exception):
     """Internal: a sentence-level record whose sentences do not match its labels."""
 
 
+_MISALIGNED = "sentence labels that do not align with the summary's sentences"
+"""The reason counted for a record skipped with ``on_mismatch="skip"``."""
+
+
+def _check_all_skipped(
+    in_scope: dict[str, int],
+    loaded: dict[str, int],
+    reasons: dict[str, Counter[str]],
+    files: dict[str, Path],
+) -> None:
+    """A DataError for the first subset whose records were all skipped, with counts by reason."""
+    for subset, n in in_scope.items():
+        if loaded.get(subset, 0) == 0:
+            counts = reasons.get(subset, Counter())
+            why = "; ".join(f"{count} with {reason}" for reason, count in counts.items())
+            raise DataError(
+                f"{files[subset]}: all {n} record(s) of subset {subset!r} were skipped ({why}); "
+                "nothing of it is left to evaluate"
+            )
+
+
 def _jsonl_files(path: Path) -> list[Path]:
     if not path.exists():
         raise DataError(f"{path}: no such file or folder")
@@ -156,17 +187,27 @@ def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def _absent(value: object) -> bool:
+    """None, or NaN: pandas' missing value, as in the published ``"id": NaN``."""
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
 def _documents(record: dict[str, Any], where: str) -> list[str]:
     docs = record.get("documents")
     if docs is None:
         single = record.get("document")
-        if isinstance(single, str) and single.strip():
-            return [single]
-        raise DataError(f"{where}: missing field 'documents' (and no 'document' to fall back on)")
+        if single is None:
+            raise DataError(
+                f"{where}: missing field 'documents' (and no 'document' to fall back on)"
+            )
+        if not isinstance(single, str) or not single.strip():
+            raise DataError(f"{where}: 'document' must be non-blank text (there is no 'documents')")
+        return [single]
     if not isinstance(docs, list) or not all(isinstance(d, str) for d in docs):
         raise DataError(f"{where}: 'documents' must be a list of strings")
     if not any(d.strip() for d in docs):
-        raise DataError(f"{where}: 'documents' is empty")
+        # Blank entries are kept among others (ranking refers to positions), not alone.
+        raise DataError(f"{where}: 'documents' is empty: no document has any text")
     return list(docs)
 
 
@@ -193,18 +234,24 @@ def _labels(record: dict[str, Any], where: str) -> int | list[int | None]:
     )
 
 
-def _ranking(record: dict[str, Any], where: str) -> list[int] | None:
+def _ranking(record: dict[str, Any], n_docs: int, where: str) -> list[int] | None:
     ranking = record.get("ranking")
-    if ranking is None:
+    if _absent(ranking):
         return None
     if not isinstance(ranking, list) or not all(_is_int(r) for r in ranking):
         raise DataError(f"{where}: 'ranking' must be a list of integers")
+    outside = [r for r in ranking if not 0 <= r < n_docs]
+    if outside:
+        raise DataError(
+            f"{where}: 'ranking' holds {outside[0]}, not a document index "
+            f"(0..{n_docs - 1} for {n_docs} documents)"
+        )
     return [int(r) for r in ranking]
 
 
 def _optional_str(record: dict[str, Any], key: str, where: str) -> str | None:
     value = record.get(key)
-    if value is None:
+    if _absent(value):
         return None
     if isinstance(value, str | int) and not isinstance(value, bool):
         return str(value)
@@ -213,7 +260,7 @@ def _optional_str(record: dict[str, Any], key: str, where: str) -> str | None:
 
 def _subset(record: dict[str, Any], path: Path, where: str) -> str:
     subset = record.get("subset")
-    if subset is None:
+    if _absent(subset):
         return path.stem
     if not isinstance(subset, str) or not subset.strip():
         raise DataError(f"{where}: 'subset' must be a non-empty string")
@@ -259,16 +306,21 @@ def load_longformfact_with_report(
         :class:`LoadReport`.
 
     Raises:
-        DataError: If ``source`` is missing or holds no ``.jsonl`` file; if a line is not a
-            JSON object; if a record has no usable documents, no summary, labels of a wrong
-            type, or (with ``on_mismatch="raise"``) misaligned sentences; or if a requested
-            subset has no record. Each message names the file and line.
+        DataError: If ``source`` is missing or holds no ``.jsonl`` file; if a line is not
+            UTF-8 or not a JSON object; if a record has no usable documents (all blank), no
+            summary, labels of a wrong type, a ranking index out of range, or (with
+            ``on_mismatch="raise"``) misaligned sentences; if a requested subset has no
+            record; or if every record of a subset was skipped (the message counts them by
+            reason). Each message names the file, and the line where there is one.
         ValueError: If ``on_mismatch`` is neither ``"raise"`` nor ``"skip"``.
     """
     _check_on_mismatch(on_mismatch)
     wanted = None if subsets is None else set(subsets)
     counters: dict[str, int] = {}
     loaded: dict[str, int] = {}
+    in_scope: dict[str, int] = {}
+    files: dict[str, Path] = {}
+    reasons: dict[str, Counter[str]] = {}
     skipped: list[str] = []
     n_simple = 0
     samples: list[Sample] = []
@@ -280,6 +332,8 @@ def load_longformfact_with_report(
             counters[subset] = index + 1
             if wanted is not None and subset not in wanted:
                 continue
+            in_scope[subset] = in_scope.get(subset, 0) + 1
+            files.setdefault(subset, path)
             documents = _documents(record, where)
             summary = _summary(record, where)
             labels = _labels(record, where)
@@ -291,6 +345,7 @@ def load_longformfact_with_report(
                     if on_mismatch == "raise":
                         raise DataError(str(exc)) from None
                     skipped.append(str(exc))
+                    reasons.setdefault(subset, Counter())[_MISALIGNED] += 1
                     continue
             else:
                 level = "summary"
@@ -308,7 +363,7 @@ def load_longformfact_with_report(
                         "summary_sentences": sentences,
                         "label_level": level,
                         "labels": labels,
-                        "ranking": _ranking(record, where),
+                        "ranking": _ranking(record, len(documents), where),
                         "model": _optional_str(record, "model", where),
                         "sentence_split": splitter,
                         "source_id": _optional_str(record, "id", where),
@@ -323,6 +378,7 @@ def load_longformfact_with_report(
             raise DataError(
                 f"{source}: no records of subset(s) {', '.join(absent)} (found {found})"
             )
+    _check_all_skipped(in_scope, loaded, reasons, files)
     return samples, LoadReport(loaded=loaded, skipped=tuple(skipped), simple_split=n_simple)
 
 

@@ -81,5 +81,12 @@ def load_planted_support(path: str | Path | None = None) -> list[PlantedCluster]
         bad = [p.replaces for p in planted if not 0 <= p.replaces < n]
         if bad:
             raise DataError(f"{where}: planted sentences replace missing sentences {bad}")
+        n_docs = len(cluster.documents)
+        absent = sorted({i for row in cluster.supported_by for i in row if not 0 <= i < n_docs})
+        if absent:
+            raise DataError(
+                f"{where}: field 'supported_by' names documents {absent} "
+                f"(there are {n_docs}: 0..{n_docs - 1})"
+            )
         clusters.append(cluster)
     return clusters

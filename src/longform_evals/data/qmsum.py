@@ -17,10 +17,10 @@ repository's layout, e.g. ``val/*.json``, read sorted by name).
 
 The document is the transcript, one line per turn, ``"<speaker>: <content>"``, joined by
 newlines, so that line ``i`` is turn ``i`` of the spans (a newline inside a turn becomes a
-space; empty turns are kept). The text is otherwise kept as transcribed, including the
-corpus's markers of disfluencies and non-speech such as ``{vocalsound}``, ``{disfmarker}``,
-``{gap}``, ``{pause}``, ``{comment}`` and ``{nonvocalsound}``, and its tokenized spacing
-(``"it 's"``, ``"ca n't"``).
+space; empty turns are kept, but a transcript of only empty turns is a DataError). The text
+is otherwise kept as transcribed, including the corpus's markers of disfluencies and
+non-speech such as ``{vocalsound}``, ``{disfmarker}``, ``{gap}``, ``{pause}``, ``{comment}``
+and ``{nonvocalsound}``, and its tokenized spacing (``"it 's"``, ``"ca n't"``).
 
 Samples follow :mod:`longform_evals.data.reading_samples`: ids ``"<meeting_id>:general:<n>"``
 and ``"<meeting_id>:specific:<n>"``, ``target`` and ``references`` the one reference answer,
@@ -35,18 +35,18 @@ string, with no query type or spans, so it cannot be mapped back to this schema 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from inspect_ai.dataset import Sample
 
-from longform_evals.data.jsonl import DataError, jsonl_records
+from longform_evals.data.jsonl import DataError, jsonl_records, read_json
 from longform_evals.data.reading_samples import (
     ReadingDoc,
     ReadingQuestion,
     as_int,
+    describe,
     reading_samples,
     require_mapping,
     require_text,
@@ -70,12 +70,7 @@ def _check_query_types(query_types: Sequence[str] | str) -> tuple[str, ...]:
 
 
 def _json_meeting(path: Path) -> Mapping[str, Any]:
-    try:
-        with open(path, encoding="utf-8") as f:
-            record = json.load(f)
-    except json.JSONDecodeError as exc:
-        raise DataError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
-    return require_mapping(record, str(path))
+    return require_mapping(read_json(path), str(path))
 
 
 def _meetings(path: Path) -> Iterator[tuple[Mapping[str, Any], str, str | None]]:
@@ -109,11 +104,13 @@ def meeting_document(turns: object, where: str = "meeting") -> str:
         The lines joined by newlines; line ``i`` is turn ``i``.
 
     Raises:
-        DataError: If ``turns`` is not a non-empty list of such objects.
+        DataError: If ``turns`` is not a non-empty list of such objects, or every turn's
+            content is blank (nothing was said to read).
     """
     if not isinstance(turns, list) or not turns:
         raise DataError(f"{where}: field 'meeting_transcripts' must be a non-empty list")
     lines = []
+    spoken = False
     for index, raw in enumerate(turns):
         turn_where = f"{where}: meeting_transcripts[{index}]"
         turn = require_mapping(raw, turn_where)
@@ -121,8 +118,11 @@ def meeting_document(turns: object, where: str = "meeting") -> str:
         content = turn.get("content")
         if not isinstance(content, str):
             raise DataError(f"{turn_where}: field 'content' must be a string")
+        spoken = spoken or bool(content.strip())
         # A line break inside a turn would shift the turn numbering that spans refer to.
         lines.append(" ".join(f"{speaker}: {content}".splitlines()))
+    if not spoken:
+        raise DataError(f"{where}: blank transcript: every turn's 'content' is empty")
     return "\n".join(lines)
 
 
@@ -133,11 +133,13 @@ def _spans(value: object, n_turns: int, where: str) -> list[list[int]]:
     for index, span in enumerate(value):
         bounds = [as_int(b) for b in span] if isinstance(span, list) and len(span) == 2 else []
         if len(bounds) != 2 or bounds[0] is None or bounds[1] is None:
-            raise DataError(f"{where}: relevant_text_span[{index}] = {span!r} is not [start, end]")
+            raise DataError(
+                f"{where}: relevant_text_span[{index}] = {describe(span)} is not [start, end]"
+            )
         start, end = bounds[0], bounds[1]
         if not 0 <= start <= end < n_turns:
             raise DataError(
-                f"{where}: relevant_text_span[{index}] = {span!r} is not a range of turns "
+                f"{where}: relevant_text_span[{index}] = {describe(span)} is not a range of turns "
                 f"within 0..{n_turns - 1}"
             )
         spans.append([start, end])

@@ -39,6 +39,7 @@ from longform_evals.data.reading_samples import (
     ReadingDoc,
     ReadingQuestion,
     as_int,
+    describe,
     existing_file,
     hf_rows,
     optional_text,
@@ -88,7 +89,7 @@ def _gold_index(record: Mapping[str, Any], n_options: int, where: str) -> int:
     value = as_int(raw)
     if value is None or not base <= value < n_options + base:
         raise DataError(
-            f"{where}: gold label {key!r} = {raw!r} is out of range "
+            f"{where}: gold label {key!r} = {describe(raw)} is out of range "
             f"{base}..{n_options - 1 + base} for {n_options} options"
         )
     return value - base
@@ -104,7 +105,9 @@ def _hard(record: Mapping[str, Any], where: str) -> bool | None:
         if isinstance(value, bool) or (not isinstance(value, str) and as_int(value) in (0, 1)):
             flags[key] = bool(value)
         else:
-            raise DataError(f"{where}: field {key!r} must be a boolean or 0/1, not {value!r}")
+            raise DataError(
+                f"{where}: field {key!r} must be a boolean or 0/1, not {describe(value)}"
+            )
     if len(set(flags.values())) > 1:
         raise DataError(f"{where}: fields 'hard' and 'difficult' disagree")
     return next(iter(flags.values()), None)

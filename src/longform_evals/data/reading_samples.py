@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import math
 import operator
+import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -30,12 +32,14 @@ from typing import Any, SupportsIndex
 
 from inspect_ai.dataset import Sample
 
-from longform_evals.data.jsonl import DataError
+from longform_evals.data.jsonl import MAX_JSON_INT_DIGITS, DataError
 
 __all__ = [
     "ReadingDoc",
     "ReadingQuestion",
     "as_int",
+    "bounded_int",
+    "describe",
     "existing_file",
     "hf_rows",
     "optional_text",
@@ -100,7 +104,8 @@ def reading_samples(dataset: str, questions: Sequence[ReadingQuestion]) -> list[
         One Sample per question, in the given order.
 
     Raises:
-        DataError: If two questions share a sample id, or one doc_id names two different texts.
+        DataError: If two questions share a sample id, one doc_id names two different texts,
+            or a document is blank (loaders reject those earlier, naming file and line).
     """
     per_doc = Counter(q.doc.doc_id for q in questions)
     docs: dict[str, ReadingDoc] = {}
@@ -116,6 +121,8 @@ def reading_samples(dataset: str, questions: Sequence[ReadingQuestion]) -> list[
             raise DataError(f"{dataset}: doc_id {q.doc.doc_id!r} names two different texts")
         if q.doc.doc_id not in words:
             words[q.doc.doc_id] = len(q.doc.text.split())
+            if not words[q.doc.doc_id]:
+                raise DataError(f"{dataset}: document {q.doc.doc_id!r} is blank")
         metadata: dict[str, Any] = {
             "dataset": dataset,
             "doc_id": q.doc.doc_id,
@@ -197,16 +204,65 @@ def require_answers(value: object, where: str, key: str) -> list[str]:
     return list(value)
 
 
+_INT_TEXT = re.compile(rf"\s*(-?[0-9]{{1,{MAX_JSON_INT_DIGITS}}})\s*")
+
+
 def as_int(value: object) -> int | None:
-    """``value`` as an int if it is an integer (numpy ints too) or a string of digits."""
+    """``value`` as an int if it is an integer (numpy ints too) or a string of ASCII digits.
+
+    A string of more than :data:`~longform_evals.data.jsonl.MAX_JSON_INT_DIGITS` digits is
+    not read (None): Python refuses to convert very long digit strings, and no field needs
+    one. Booleans, floats and other strings are None too.
+    """
     if isinstance(value, bool):
         return None
     if isinstance(value, str):
-        stripped = value.strip()
-        return int(stripped) if stripped.lstrip("-").isdigit() else None
+        match = _INT_TEXT.fullmatch(value)
+        return int(match.group(1)) if match else None
     if isinstance(value, SupportsIndex):
         return operator.index(value)
     return None
+
+
+def describe(value: object, limit: int = 60) -> str:
+    """A short representation of ``value`` for error messages, safe for any value.
+
+    Long strings and representations are cut, and an integer too long to print (Python
+    refuses to turn integers of more than 4,300 digits into text) is described by its size.
+    """
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 256:
+        return f"an integer of about {int(value.bit_length() * math.log10(2)) + 1} digits"
+    if isinstance(value, str) and len(value) > limit:
+        return f"{value[: limit - 3]!r}... ({len(value)} characters)"
+    try:
+        text = repr(value)
+    except ValueError:  # a container holding an integer too long to print
+        return f"a {type(value).__name__}"
+    return text if len(text) <= limit else f"{text[: limit - 3]}..."
+
+
+def bounded_int(value: object, low: int, high: int, where: str, key: str) -> int:
+    """``value`` as an int within ``low..high`` (inclusive), else a DataError naming ``key``.
+
+    Args:
+        value: An integer or a string of digits (see :func:`as_int`).
+        low: The smallest accepted value.
+        high: The largest accepted value.
+        where: Names the record in the message (``"file:line"``, ``"<origin> row <n>"``).
+        key: The field's name, for the message.
+
+    Returns:
+        The integer.
+
+    Raises:
+        DataError: If ``value`` is not an integer, is too long to read, or is out of range.
+    """
+    number = as_int(value)
+    if number is None or not low <= number <= high:
+        raise DataError(
+            f"{where}: field {key!r} must be an integer in {low}..{high}, not {describe(value)}"
+        )
+    return number
 
 
 def hf_rows(dataset_id: str, split: str, config: str | None = None) -> Iterable[Mapping[str, Any]]:

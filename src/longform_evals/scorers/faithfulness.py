@@ -36,6 +36,7 @@ from longform_evals.judges.minicheck import (
     minicheck_judge,
     minicheck_support_rows,
 )
+from longform_evals.scorers.limited import unless_limited
 from longform_evals.text import chunk_documents, join_documents, parse_chunk_mode, split_sentences
 
 Merge = Literal["max", "mean", "min"]
@@ -271,4 +272,4 @@ def faithfulness(
             metadata=metadata,
         )
 
-    return score
+    return unless_limited(score)

@@ -12,6 +12,8 @@ from __future__ import annotations
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
 from inspect_ai.solver import TaskState
 
+from longform_evals.scorers.limited import unless_limited
+
 _KEYS = ("words", "length_ratio", "within")
 
 
@@ -79,4 +81,4 @@ def length_control(target_words: float | None = None, tolerance: float = 0.1) ->
             metadata={"target_words": goal, "tolerance": float(tolerance), "target_from": source},
         )
 
-    return score
+    return unless_limited(score)

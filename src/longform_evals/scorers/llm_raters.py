@@ -49,6 +49,7 @@ from longform_evals.judges.rater_calibration import (
 )
 from longform_evals.judges.yes_no import p_yes_from_logprobs
 from longform_evals.prompts import load_prompt
+from longform_evals.scorers.limited import unless_limited
 from longform_evals.scorers.rouge import reference_texts
 
 Verdict = Literal["yes", "partial", "no"]
@@ -332,4 +333,4 @@ def llm_raters(
             metadata=metadata,
         )
 
-    return score
+    return unless_limited(score)

@@ -11,6 +11,7 @@ from inspect_ai.scorer import Score, Scorer, Target, accuracy, mean, scorer, std
 from inspect_ai.solver import TaskState
 
 from longform_evals.judges.choice_parse import MAX_CHOICES, choice_letter, parse_choice
+from longform_evals.scorers.limited import unless_limited
 
 
 def gold_letter(state: TaskState, target: Target) -> str:
@@ -70,4 +71,4 @@ def choice_accuracy() -> Scorer:
             metadata={"raw_answer": raw, "gold": gold},
         )
 
-    return score
+    return unless_limited(score)

@@ -8,6 +8,8 @@ from typing import Any
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
 from inspect_ai.solver import TaskState
 
+from longform_evals.scorers.limited import unless_limited
+
 __all__ = ["READING_STATS", "reading_stats", "reading_stats_values"]
 
 READING_STATS = (
@@ -48,4 +50,4 @@ def reading_stats() -> Scorer:
         explanation = None if isinstance(info, dict) else "no metadata['reading'] to report"
         return Score(value=values, explanation=explanation)
 
-    return score
+    return unless_limited(score)

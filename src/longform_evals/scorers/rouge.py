@@ -16,6 +16,8 @@ from typing import Any, Protocol
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
+from longform_evals.scorers.limited import unless_limited
+
 DEFAULT_VARIANTS: tuple[str, ...] = ("rouge1", "rouge2", "rougeL")
 _VARIANT = re.compile(r"rouge[1-9]|rougeL|rougeLsum")
 
@@ -119,4 +121,4 @@ def rouge(variants: Sequence[str] = DEFAULT_VARIANTS, stemmer: bool = True) -> S
             },
         )
 
-    return score
+    return unless_limited(score)

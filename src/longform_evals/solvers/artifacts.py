@@ -14,6 +14,7 @@ import re
 from inspect_ai.model import GenerateConfig
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
+from longform_evals.progress import BOARD, SUMMARIZER_PHASE
 from longform_evals.prompts import PromptTemplate, load_prompt
 from longform_evals.solvers.limits import TRUNCATED_STOP_REASONS, count_words
 from longform_evals.solvers.recording import Outcome, SummaryRun
@@ -88,14 +89,17 @@ async def clean_artifacts(
     if not has_artifacts(summary):
         run.bump("artifact_skips")
         return summary
+    run.plan(1)
     n_tokens = run.count(summary)
     # Generous room: the model's tokenizer may count more tokens than ours.
     max_tokens = n_tokens + max(64, n_tokens // 4)
     output = await run.model.generate(
         template.render(summary=summary),
         config=GenerateConfig(temperature=temperature, max_tokens=max_tokens),
+        cache=run.cache_policy(),
     )
     run.bump("calls")
+    BOARD.done(SUMMARIZER_PHASE)
     run.bump("artifact_calls")
     cleaned = output.completion.strip()
     usable = (
@@ -116,6 +120,7 @@ def remove_artifacts(
     temperature: float = 0.5,
     tokenizer: TokenizerLike = "cl100k_base",
     prompts_dir: str | None = None,
+    cache: bool = True,
 ) -> Solver:
     """Clean the current summary of narration artifacts and front matter.
 
@@ -126,6 +131,8 @@ def remove_artifacts(
         temperature: Sampling temperature of the cleaning call.
         tokenizer: Counts tokens for the trace.
         prompts_dir: Optional folder overriding ``summarize/artifacts.txt``.
+        cache: Cache every model call (Inspect's cache, keyed by sample, epoch and try), so
+            a rerun or ``inspect eval-retry`` repeats no finished step; False: no caching.
 
     Returns:
         A solver.
@@ -136,7 +143,7 @@ def remove_artifacts(
         summary = state.metadata.get("summary") or state.output.completion
         if not isinstance(summary, str) or not summary.strip():
             raise ValueError(f"sample {state.sample_id!r}: there is no summary to clean")
-        run = SummaryRun(state, None, tokenizer, ARTIFACT_COUNTERS)
+        run = SummaryRun(state, None, tokenizer, ARTIFACT_COUNTERS, cache)
         run.finish(await clean_artifacts(run, summary, template, temperature))
         return state
 

@@ -29,6 +29,7 @@ def full_context(
     tokenizer: TokenizerLike = "cl100k_base",
     prompts_dir: str | None = None,
     question_key: str | None = None,
+    cache: bool = True,
 ) -> Solver:
     """Summarize the document in a single call (the truncation baseline).
 
@@ -52,6 +53,8 @@ def full_context(
         prompts_dir: Optional folder overriding ``summarize/full.txt`` (and ``artifacts.txt``).
         question_key: Focus the summary on the question in ``metadata[question_key]``
             (``summarize_focused/full.txt``; see :mod:`.focus`). ``None``: no question.
+        cache: Cache every model call (Inspect's cache, keyed by sample, epoch and try), so
+            a rerun or ``inspect eval-retry`` repeats no finished step; False: no caching.
 
     Returns:
         A solver that puts the summary in ``state.output`` and ``metadata["summary"]``.
@@ -80,7 +83,8 @@ def full_context(
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         document = document_of(state)
         prompt = focus.bind(state)(template)
-        run = SummaryRun(state, "full_context", tokenizer, counters)
+        run = SummaryRun(state, "full_context", tokenizer, counters, cache)
+        run.plan(1)
         cut = truncate_to_budget(document, budget, truncation, run.tokenizer)
         state.metadata["truncation"] = cut.as_metadata()
         run.stats["truncated_tokens"] = cut.dropped_tokens

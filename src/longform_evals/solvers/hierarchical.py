@@ -71,6 +71,7 @@ def hierarchical_merge(
     tokenizer: TokenizerLike = "cl100k_base",
     prompts_dir: str | None = None,
     question_key: str | None = None,
+    cache: bool = True,
 ) -> Solver:
     """Summarize a long document by hierarchical merging.
 
@@ -94,6 +95,8 @@ def hierarchical_merge(
         question_key: Focus chunk summaries and merges on the question in
             ``metadata[question_key]`` (the ``summarize_focused/`` templates; see
             :mod:`.focus`). ``None``: no question.
+        cache: Cache every model call (Inspect's cache, keyed by sample, epoch and try), so
+            a rerun or ``inspect eval-retry`` repeats no finished step; False: no caching.
 
     Returns:
         A solver that puts the summary in ``state.output`` and ``metadata["summary"]``.
@@ -123,7 +126,7 @@ def hierarchical_merge(
         bind = focus.bind(state)
         prompts = (bind(merge_prompt), bind(context_prompt))
         chunk_template = bind(chunk_prompt)
-        run = SummaryRun(state, "hierarchical_merge", tokenizer, counters)
+        run = SummaryRun(state, "hierarchical_merge", tokenizer, counters, cache)
 
         async def summarize(render: Callable[[int], str], token_limit: int) -> Outcome:
             limit = word_limit(token_limit)
@@ -142,6 +145,7 @@ def hierarchical_merge(
             len(chunks), plan.merge_budget, plan.max_summary_tokens, min_chunk_summary_ratio
         )
         run.stats.update(chunks=len(chunks), chunk_summary_tokens=level0)
+        run.plan(len(chunks))
 
         def chunk_render(text: str) -> Callable[[int], str]:
             return lambda words: chunk_template.render(text=text, word_limit=words)
@@ -184,6 +188,7 @@ async def _merge_level(
     singles, forced = group_overflows(groups, lengths, plan.merge_budget)
     run.bump("oversized_groups", singles)
     run.bump("forced_pairs", forced)
+    run.plan(len(groups))
     merged: list[str] = []
     for index, group in enumerate(groups):
         text = join_summaries([summaries[i] for i in group])

@@ -64,6 +64,7 @@ def incremental_update(
     tokenizer: TokenizerLike = "cl100k_base",
     prompts_dir: str | None = None,
     question_key: str | None = None,
+    cache: bool = True,
 ) -> Solver:
     """Summarize a long document by incremental updating.
 
@@ -84,6 +85,8 @@ def incremental_update(
         question_key: Focus the first summary, the updates and compressions on the
             question in ``metadata[question_key]`` (the ``summarize_focused/`` templates;
             see :mod:`.focus`). ``None``: no question.
+        cache: Cache every model call (Inspect's cache, keyed by sample, epoch and try), so
+            a rerun or ``inspect eval-retry`` repeats no finished step; False: no caching.
 
     Returns:
         A solver that puts the summary in ``state.output`` and ``metadata["summary"]``.
@@ -118,9 +121,10 @@ def incremental_update(
         document = document_of(state)
         bind = focus.bind(state)
         init, update, compress = bind(init_prompt), bind(update_prompt), bind(compress_prompt)
-        run = SummaryRun(state, "incremental_update", tokenizer, counters)
+        run = SummaryRun(state, "incremental_update", tokenizer, counters, cache)
         chunks = chunk_text(document, chunk_size, run.tokenizer)
         run.stats["chunks"] = len(chunks)
+        run.plan(len(chunks))
         summary = ""
         for j, chunk in enumerate(chunks):
             target = growth_target(limit, j, len(chunks))

@@ -2,6 +2,9 @@
 applying it (parallel or sequential), and the gist memory with expanded pages.
 
 Page numbers are 0-based, as in the paper's examples (``<Page 0>`` is the first page).
+A run of more than :data:`MAX_PAGE_DIGITS` digits in a reply is no page number (Python would
+refuse to convert one of thousands of digits): it is read as :data:`UNREADABLE_PAGE`, which no
+page has, so it is counted like a request for a page that does not exist.
 """
 
 from __future__ import annotations
@@ -11,6 +14,8 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
 __all__ = [
+    "MAX_PAGE_DIGITS",
+    "UNREADABLE_PAGE",
     "PageRequest",
     "Selection",
     "choose_pages",
@@ -28,13 +33,20 @@ _PAGE_WORDS = re.compile(
 _BARE = re.compile(r"\s*(\d+(?:\s*(?:,|\band\b)\s*\d+)*)\s*\.?\s*")
 _INT = re.compile(r"\d+")
 
+MAX_PAGE_DIGITS = 12
+"""Longest digit run read as a page number; longer runs are :data:`UNREADABLE_PAGE`."""
+
+UNREADABLE_PAGE = -1
+"""Stands for a digit run too long to be a page number; no page has it."""
+
 
 @dataclass(frozen=True)
 class PageRequest:
     """What a look-up reply asks for.
 
     Attributes:
-        pages: Page numbers in the order written (duplicates and out-of-range ones kept).
+        pages: Page numbers in the order written (duplicates and out-of-range ones kept; a
+            number too long to read is :data:`UNREADABLE_PAGE`).
         stop: The reply asks to stop looking up (``STOP``), or for no page (``[]``).
         understood: False when the reply holds neither page numbers nor a stop.
     """
@@ -45,7 +57,19 @@ class PageRequest:
 
 
 def _ints(text: str | None) -> tuple[int, ...]:
-    return tuple(int(n) for n in _INT.findall(text or ""))
+    return tuple(
+        int(n) if len(n) <= MAX_PAGE_DIGITS else UNREADABLE_PAGE for n in _INT.findall(text or "")
+    )
+
+
+def _page(page: int) -> str:
+    if page == UNREADABLE_PAGE:
+        return f"a page number of over {MAX_PAGE_DIGITS} digits"
+    return f"page {page}"
+
+
+def _missing(page: int, n_pages: int) -> str:
+    return f"{_page(page)} does not exist (pages 0-{n_pages - 1})"
 
 
 def parse_page_request(reply: str) -> PageRequest:
@@ -90,7 +114,7 @@ def choose_pages(request: PageRequest, n_pages: int, max_pages: int) -> Selectio
         problems.append("the reply names no page and does not say STOP")
     for page in request.pages:
         if not 0 <= page < n_pages:
-            problems.append(f"page {page} does not exist (pages 0-{n_pages - 1})")
+            problems.append(_missing(page, n_pages))
         elif page in chosen:
             continue
         elif len(chosen) >= max_pages:
@@ -112,9 +136,9 @@ def next_page(
     if request.stop or not request.pages:
         return None, []
     page, *others = request.pages
-    problems = [f"page {p} ignored: one page per step" for p in others]
+    problems = [f"{_page(p)} ignored: one page per step" for p in others]
     if not 0 <= page < n_pages:
-        return None, [f"page {page} does not exist (pages 0-{n_pages - 1})", *problems]
+        return None, [_missing(page, n_pages), *problems]
     if page in expanded:
         return None, [f"page {page} was already read", *problems]
     return page, problems

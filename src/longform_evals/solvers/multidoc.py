@@ -124,6 +124,7 @@ def multidoc_summary(
     seed: int = 0,
     tokenizer: TokenizerLike = "cl100k_base",
     prompts_dir: str | None = None,
+    cache: bool = True,
 ) -> Solver:
     """Summarize a sample's documents with one of the §5 strategies.
 
@@ -140,6 +141,8 @@ def multidoc_summary(
             each sample gets its own, reproducible orders).
         tokenizer: Counts tokens in the trace.
         prompts_dir: Optional folder overriding ``multidoc/`` templates.
+        cache: Cache every model call (Inspect's cache, keyed by sample, epoch and try), so
+            a rerun or ``inspect eval-retry`` repeats no finished step; False: no caching.
 
     Returns:
         A solver that puts the summary in ``state.output`` and ``metadata["summary"]``.
@@ -179,7 +182,7 @@ def multidoc_summary(
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         documents = sample_documents_of(state)
         run = SummaryRun(
-            state, f"multidoc_{strategy}", tokenizer, ("documents", "truncated_tokens")
+            state, f"multidoc_{strategy}", tokenizer, ("documents", "truncated_tokens"), cache
         )
         cuts: list[dict[str, Any]] = []
 

@@ -50,6 +50,7 @@ def nexus_preprocess(
     scene_words: int = DEFAULT_SCENE_WORDS,
     prompts_dir: str | None = None,
     tokenizer: TokenizerLike = "cl100k_base",
+    cache: bool = True,
 ) -> Solver:
     """NexusSum's preprocessor alone: rewrite dialogue as prose, chunk by chunk.
 
@@ -60,7 +61,7 @@ def nexus_preprocess(
     template = load_prompt("nexus_sum", "dialogue", prompts_dir)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        run = SummaryRun(state, "nexus_sum", tokenizer, NEXUS_COUNTERS)
+        run = SummaryRun(state, "nexus_sum", tokenizer, NEXUS_COUNTERS, cache)
         info = state.metadata[NEXUS_KEY] = new_info(None)
         chunks = start_chunks(run, info, document_of(state), scenes_per_chunk, scene_words)
         chunks = await preprocess_dialogue(run, chunks, template, temperature, max_tries)
@@ -80,6 +81,7 @@ def nexus_summarize(
     prompts_dir: str | None = None,
     tokenizer: TokenizerLike = "cl100k_base",
     question_key: str | None = None,
+    cache: bool = True,
 ) -> Solver:
     """NexusSum's summarizer alone: summarize scene chunks and join them (S_0).
 
@@ -94,10 +96,10 @@ def nexus_summarize(
         template = focus.bind(state)(chunk_prompt)
         given: Any = state.metadata.get(CHUNKS_KEY)
         if isinstance(given, list) and all(isinstance(c, str) for c in given) and given:
-            run = SummaryRun(state, None, tokenizer, NEXUS_COUNTERS)
+            run = SummaryRun(state, None, tokenizer, NEXUS_COUNTERS, cache)
             chunks: list[str] = given
         else:
-            run = SummaryRun(state, "nexus_sum", tokenizer, NEXUS_COUNTERS)
+            run = SummaryRun(state, "nexus_sum", tokenizer, NEXUS_COUNTERS, cache)
             info = state.metadata[NEXUS_KEY] = new_info(None)
             chunks = start_chunks(run, info, document_of(state), scenes_per_chunk, scene_words)
         summary = await summarize_chunks(run, chunks, template, temperature, max_tries)
@@ -118,6 +120,7 @@ def nexus_compress(
     prompts_dir: str | None = None,
     tokenizer: TokenizerLike = "cl100k_base",
     question_key: str | None = None,
+    cache: bool = True,
 ) -> Solver:
     """NexusSum's compressor alone: shorten the current summary to ``target_words`` words.
 
@@ -142,7 +145,7 @@ def nexus_compress(
         bind = focus.bind(state)
         template = bind(compress_prompt)
         rewrite_template = bind(rewrite_prompt) if rewrite_prompt else None
-        run = SummaryRun(state, None, tokenizer, NEXUS_COUNTERS)
+        run = SummaryRun(state, None, tokenizer, NEXUS_COUNTERS, cache)
         info = nexus_info(state, target_words)
         summary = await compress_summary(
             run,

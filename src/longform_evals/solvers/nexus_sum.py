@@ -310,6 +310,7 @@ def nexus_sum(
     prompts_dir: str | None = None,
     tokenizer: TokenizerLike = "cl100k_base",
     question_key: str | None = None,
+    cache: bool = True,
 ) -> Solver:
     """Summarize a narrative with the NexusSum pipeline.
 
@@ -330,6 +331,8 @@ def nexus_sum(
         question_key: Focus chunk summaries, compression and rewrite on the question in
             ``metadata[question_key]`` (the ``nexus_sum_focused/`` templates). ``None``: no
             question.
+        cache: Cache every model call (Inspect's cache, keyed by sample, epoch and try), so
+            a rerun or ``inspect eval-retry`` repeats no finished step; False: no caching.
 
     Returns:
         A solver that puts the summary in ``state.output`` and ``metadata["summary"]`` and
@@ -361,7 +364,7 @@ def nexus_sum(
         chunk_template = bind(chunk_prompt)
         compress_template = bind(compress_prompt) if compress_prompt else None
         rewrite_template = bind(rewrite_prompt) if rewrite_prompt else None
-        run = SummaryRun(state, "nexus_sum", tokenizer, NEXUS_COUNTERS)
+        run = SummaryRun(state, "nexus_sum", tokenizer, NEXUS_COUNTERS, cache)
         info = state.metadata[NEXUS_KEY] = new_info(target_words)
         chunks = start_chunks(run, info, document, scenes_per_chunk, scene_words)
         if dialogue is not None:
@@ -399,6 +402,7 @@ def start_chunks(
     """Split the document into scene chunks and report the split."""
     chunks, n_scenes, fallback = scene_chunks(document, per_chunk, scene_words)
     run.stats.update(scenes=n_scenes, chunks=len(chunks))
+    run.plan(len(chunks))
     info.update(scenes=n_scenes, chunks=len(chunks), scene_fallback=fallback)
     return chunks
 

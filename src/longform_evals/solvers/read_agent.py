@@ -57,6 +57,7 @@ async def _memory(
         temperature=temperature,
         answer_max_tokens=answer_max_tokens,
         prompts_dir=settings.prompts_dir,
+        cache=settings.cache,
     )
     pages = await document_pages(run.model, run.document, state.metadata, state.epoch, settings)
     run.use_pages(pages)
@@ -108,7 +109,7 @@ def gist_memory(
         temperature: Temperature of the answer (pagination and gisting use 0).
         answer_max_tokens: Token limit of the answer.
         gist_max_tokens: Token limit of each gist.
-        cache: Cache pagination and gisting calls with Inspect (no expiry).
+        cache: Cache every call with Inspect (no expiry): pagination, gists, look-ups, answer.
         prompts_dir: Optional folder overriding ``read_agent/`` templates.
     """
     settings = _settings(min_words, max_words, conditional, gist_max_tokens, cache, prompts_dir)

@@ -33,6 +33,7 @@ from inspect_ai.solver import TaskState
 from longform_evals.prompts import load_prompt
 from longform_evals.solvers.reading_memory import DocumentPages, GistMemory, words
 from longform_evals.solvers.recording import document_of
+from longform_evals.solvers.step_cache import step_cache
 
 __all__ = ["ANSWER_MAX_TOKENS", "ReadingRun", "format_options", "question_of"]
 
@@ -67,6 +68,8 @@ class ReadingRun:
         temperature: Temperature of the look-up and answer calls.
         answer_max_tokens: Token limit of the answer.
         prompts_dir: Optional folder overriding ``read_agent/`` templates.
+        cache: Cache the look-up and answer calls (see
+            :mod:`~longform_evals.solvers.step_cache`).
     """
 
     def __init__(
@@ -77,8 +80,10 @@ class ReadingRun:
         temperature: float,
         answer_max_tokens: int,
         prompts_dir: str | None,
+        cache: bool = False,
     ) -> None:
         self.state = state
+        self.cache = cache
         self.model = get_model()
         self.document = document_of(state)
         self.doc_words = words(self.document)
@@ -154,7 +159,9 @@ class ReadingRun:
         self._own_words += prompt_words
         self.info["calls"].append({"step": step, "prompt_words": prompt_words})
         output = await self.model.generate(
-            prompt, config=GenerateConfig(temperature=self.temperature, max_tokens=max_tokens)
+            prompt,
+            config=GenerateConfig(temperature=self.temperature, max_tokens=max_tokens),
+            cache=step_cache(self.state, self.model, self.cache),
         )
         self.info["calls"][-1]["reply"] = output.completion
         if step == "answer":

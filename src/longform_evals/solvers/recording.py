@@ -15,9 +15,16 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias, TypedDict
 
 from inspect_ai.log import transcript
-from inspect_ai.model import ChatMessageAssistant, GenerateConfig, ModelOutput, get_model
+from inspect_ai.model import (
+    CachePolicy,
+    ChatMessageAssistant,
+    GenerateConfig,
+    ModelOutput,
+    get_model,
+)
 from inspect_ai.solver import TaskState
 
+from longform_evals.progress import BOARD, SUMMARIZER_PHASE
 from longform_evals.solvers.limits import (
     Candidate,
     choose_best,
@@ -25,6 +32,7 @@ from longform_evals.solvers.limits import (
     retry_word_limit,
     summary_problems,
 )
+from longform_evals.solvers.step_cache import step_cache
 from longform_evals.text import Tokenizer, TokenizerLike, get_tokenizer
 
 __all__ = [
@@ -97,6 +105,8 @@ class SummaryRun:
             trace and counters an earlier summarization solver left (for post-processing).
         tokenizer: Counts the ``tokens`` of trace entries and every budget.
         counters: Strategy-specific counters, reported as 0 when never incremented.
+        cache: Cache every call in Inspect's cache (see
+            :mod:`~longform_evals.solvers.step_cache`), so a rerun repeats no finished step.
     """
 
     def __init__(
@@ -105,8 +115,10 @@ class SummaryRun:
         strategy: str | None,
         tokenizer: TokenizerLike = "cl100k_base",
         counters: Iterable[str] = (),
+        cache: bool = True,
     ) -> None:
         self.state = state
+        self.cache = cache
         self.model = get_model()
         self.tokenizer: Tokenizer = get_tokenizer(tokenizer)
         metadata = state.metadata
@@ -128,6 +140,14 @@ class SummaryRun:
     def count(self, text: str) -> int:
         """Count tokens with the run's tokenizer."""
         return self.tokenizer.count(text)
+
+    def cache_policy(self, attempt: int = 0) -> CachePolicy | bool:
+        """The cache policy of one call of this sample (False when caching is off)."""
+        return step_cache(self.state, self.model, self.cache, attempt)
+
+    def plan(self, calls: int) -> None:
+        """Announce `calls` more model calls to the progress display."""
+        BOARD.plan(SUMMARIZER_PHASE, calls)
 
     def bump(self, name: str, by: int = 1) -> None:
         """Add ``by`` to the counter ``name``."""
@@ -160,9 +180,12 @@ class SummaryRun:
             prompt = render(retry_word_limit(word_limit, attempt))
             temp = temperature if attempt == 0 or retry_temperature is None else retry_temperature
             output = await self.model.generate(
-                prompt, config=GenerateConfig(temperature=temp, max_tokens=max_tokens)
+                prompt,
+                config=GenerateConfig(temperature=temp, max_tokens=max_tokens),
+                cache=self.cache_policy(attempt),
             )
             self.bump("calls")
+            BOARD.done(SUMMARIZER_PHASE)
             if attempt:
                 self.bump("retries")
             text = output.completion.strip()

@@ -49,10 +49,15 @@ def _shown(pages: DocumentPages, chosen: list[int]) -> str:
 
 
 def _run(
-    state: TaskState, strategy: str, temperature: float, tokens: int, pd: str | None
+    state: TaskState, strategy: str, temperature: float, tokens: int, pd: str | None, cache: bool
 ) -> ReadingRun:
     return ReadingRun(
-        state, strategy, temperature=temperature, answer_max_tokens=tokens, prompts_dir=pd
+        state,
+        strategy,
+        temperature=temperature,
+        answer_max_tokens=tokens,
+        prompts_dir=pd,
+        cache=cache,
     )
 
 
@@ -61,6 +66,7 @@ def full_text(
     temperature: float = 0.0,
     answer_max_tokens: int = ANSWER_MAX_TOKENS,
     prompts_dir: str | None = None,
+    cache: bool = True,
 ) -> Solver:
     """Answer from the whole document (no truncation: use it where the document fits).
 
@@ -68,10 +74,11 @@ def full_text(
         temperature: Temperature of the answer.
         answer_max_tokens: Token limit of the answer.
         prompts_dir: Optional folder overriding ``read_agent/`` templates.
+        cache: Cache the answer call with Inspect (no expiry).
     """
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        run = _run(state, "full", temperature, answer_max_tokens, prompts_dir)
+        run = _run(state, "full", temperature, answer_max_tokens, prompts_dir, cache)
         return await run.answer(run.document, run.doc_words)
 
     return solve
@@ -84,6 +91,7 @@ def truncated(
     temperature: float = 0.0,
     answer_max_tokens: int = ANSWER_MAX_TOKENS,
     prompts_dir: str | None = None,
+    cache: bool = True,
 ) -> Solver:
     """Answer from the first (``keep="first"``) or last ``words`` words of the document
     (6,000 words: the paper's QMSum baseline for an 8K-token model).
@@ -99,7 +107,7 @@ def truncated(
     n_words = words
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        run = _run(state, f"truncate_{side}", temperature, answer_max_tokens, prompts_dir)
+        run = _run(state, f"truncate_{side}", temperature, answer_max_tokens, prompts_dir, cache)
         text = keep_words(run.document, n_words, side)
         run.info["truncated_words"] = max(0, run.doc_words - n_words)
         return await run.answer(text, min(n_words, run.doc_words))
@@ -135,7 +143,7 @@ def bm25_pages(
         max_words: Page maximum (None: the dataset's default).
         k1: BM25 term-frequency saturation.
         b: BM25 length normalisation.
-        cache: Cache pagination calls with Inspect.
+        cache: Cache pagination and answer calls with Inspect.
         (others as in :func:`full_text`)
     """
     if k < 1:
@@ -143,7 +151,7 @@ def bm25_pages(
     settings = _page_settings(min_words, max_words, cache, prompts_dir)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        run = _run(state, "bm25", temperature, answer_max_tokens, prompts_dir)
+        run = _run(state, "bm25", temperature, answer_max_tokens, prompts_dir, cache)
         pages = await document_pages(run.model, run.document, state.metadata, state.epoch, settings)
         run.use_pages(pages)
         chosen = sorted(BM25(pages.pages, k1=k1, b=b).top(run.question, k))
@@ -188,7 +196,7 @@ def embedding_pages(
     settings = _page_settings(min_words, max_words, cache, prompts_dir)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        run = _run(state, "embedding", temperature, answer_max_tokens, prompts_dir)
+        run = _run(state, "embedding", temperature, answer_max_tokens, prompts_dir, cache)
         pages = await document_pages(run.model, run.document, state.metadata, state.epoch, settings)
         run.use_pages(pages)
 

@@ -17,6 +17,7 @@ from inspect_ai.solver import Solver
 from longform_evals.data.books import load_books, load_summaries
 from longform_evals.scorers.booookscore import ScorerMode
 from longform_evals.scorers.booookscore import booookscore as booookscore_scorer
+from longform_evals.scorers.limited import limited
 from longform_evals.scorers.summary_stats import summary_statistics
 from longform_evals.solvers import (
     full_context,
@@ -24,6 +25,7 @@ from longform_evals.solvers import (
     hierarchical_merge,
     incremental_update,
 )
+from longform_evals.tasks.arguments import strict_parameters
 
 Strategy = Literal["hierarchical", "incremental", "full"]
 
@@ -42,6 +44,7 @@ def strategy_solver(
     remove_artifacts: bool | None,
     prompts_dir: str | None,
     question_key: str | None = None,
+    cache: bool = True,
 ) -> Solver:
     """The summarization solver for a strategy name (focused on the question in
     ``metadata[question_key]`` when given)."""
@@ -54,6 +57,7 @@ def strategy_solver(
             remove_artifacts=bool(remove_artifacts),
             prompts_dir=prompts_dir,
             question_key=question_key,
+            cache=cache,
         )
     if strategy == "incremental":
         return incremental_update(
@@ -64,6 +68,7 @@ def strategy_solver(
             remove_artifacts=True if remove_artifacts is None else remove_artifacts,
             prompts_dir=prompts_dir,
             question_key=question_key,
+            cache=cache,
         )
     if strategy == "full":
         return full_context(
@@ -73,11 +78,13 @@ def strategy_solver(
             remove_artifacts=bool(remove_artifacts),
             prompts_dir=prompts_dir,
             question_key=question_key,
+            cache=cache,
         )
     raise ValueError(f"unknown strategy {strategy!r}; expected hierarchical, incremental or full")
 
 
 @task
+@strict_parameters
 def booookscore(
     strategy: Strategy = "hierarchical",
     data: str | None = None,
@@ -91,6 +98,7 @@ def booookscore(
     judge_cache: bool = True,
     score_only: bool = False,
     prompts_dir: str | None = None,
+    cache: bool = True,
 ) -> Task:
     """Book-length summarization scored with BooookScore and summary statistics.
 
@@ -110,6 +118,9 @@ def booookscore(
         judge_cache: cache judge calls so summaries can be re-scored without new calls.
         score_only: score the summaries given in `data` instead of generating them.
         prompts_dir: folder overriding any packaged prompt template.
+        cache: cache every summarizer call (Inspect's cache, no expiry; keyed by sample,
+            epoch and try), so a rerun or `inspect eval-retry` of a half-finished sample
+            repeats no finished step; false: no caching.
 
     Returns:
         The task; the judge is the `grader` model role (the evaluated model by default).
@@ -123,6 +134,7 @@ def booookscore(
             prompts_dir=prompts_dir,
         ),
         summary_statistics(),
+        limited(),
     ]
     if score_only:
         if data is None:
@@ -143,6 +155,7 @@ def booookscore(
             temperature,
             remove_artifacts,
             prompts_dir,
+            cache=cache,
         ),
         scorer=scorers,
         version="1.0.0",

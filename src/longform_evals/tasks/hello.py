@@ -13,6 +13,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.solver import generate as generate_solver
 
 from longform_evals.prompts import load_prompt
+from longform_evals.tasks.arguments import strict_parameters
 
 # Two short passages written for this project; the answer is stated once in each.
 _SAMPLES = [
@@ -61,6 +62,7 @@ def answer_about_passage(prompts_dir: str | None = None) -> Solver:
 
 
 @task
+@strict_parameters
 def hello_longform(prompts_dir: str | None = None) -> Task:
     """Ask a model one question about each of two short passages.
 

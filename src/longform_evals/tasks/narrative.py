@@ -27,10 +27,12 @@ from longform_evals.data.squality import load_squality, load_squality_hf
 from longform_evals.scorers.bertscore import bertscore
 from longform_evals.scorers.booookscore import booookscore as booookscore_scorer
 from longform_evals.scorers.length_control import length_control
+from longform_evals.scorers.limited import limited
 from longform_evals.scorers.rouge import rouge
 from longform_evals.scorers.summary_stats import summary_statistics
 from longform_evals.solvers.limits import WORD_RATIO
 from longform_evals.solvers.nexus_sum import nexus_sum
+from longform_evals.tasks.arguments import strict_parameters
 from longform_evals.tasks.booookscore import strategy_solver
 
 NARRATIVE_STRATEGIES = ("full", "hierarchical", "incremental", "nexus_sum")
@@ -50,6 +52,7 @@ def narrative_solver(
     preprocess: bool = True,
     compress: bool = True,
     question_key: str | None = None,
+    cache: bool = True,
 ) -> Solver:
     """The summarizer for a strategy; every one is asked for about `target_words` words.
 
@@ -64,6 +67,7 @@ def narrative_solver(
             compress=compress,
             prompts_dir=prompts_dir,
             question_key=question_key,
+            cache=cache,
         )
     if strategy not in NARRATIVE_STRATEGIES:
         raise ValueError(
@@ -84,6 +88,7 @@ def narrative_solver(
         None,
         prompts_dir,
         question_key,
+        cache,
     )
 
 
@@ -97,10 +102,11 @@ def narrative_scorers(target_words: int, tolerance: float, coherence: bool) -> l
         length_control(target_words=target_words, tolerance=tolerance),
         summary_statistics(),
     ]
-    return [*scorers, booookscore_scorer()] if coherence else scorers
+    return [*scorers, booookscore_scorer(), limited()] if coherence else [*scorers, limited()]
 
 
 @task
+@strict_parameters
 def booksum(
     data: str | None = None,
     level: str | None = None,
@@ -114,6 +120,7 @@ def booksum(
     prompts_dir: str | None = None,
     preprocess: bool = True,
     compress: bool = True,
+    cache: bool = True,
 ) -> Task:
     """BookSum chapters or books, summarized and compared with the reference summaries.
 
@@ -132,6 +139,9 @@ def booksum(
         prompts_dir: folder overriding prompt templates.
         preprocess: nexus_sum only: rewrite dialogue as prose first (false: the ablation).
         compress: nexus_sum only: compress to `target_words` (false: the ablation).
+        cache: cache every summarizer call (Inspect's cache, no expiry; keyed by sample,
+            epoch and try), so a rerun or `inspect eval-retry` of a half-finished sample
+            repeats no finished step; false: no caching.
     """
     scorers = narrative_scorers(target_words, tolerance, coherence)
     solver = narrative_solver(
@@ -143,6 +153,7 @@ def booksum(
         prompts_dir,
         preprocess,
         compress,
+        cache=cache,
     )
     samples = load_booksum(data, level=level) if data is not None else load_booksum_hf()
     return Task(
@@ -154,6 +165,7 @@ def booksum(
 
 
 @task
+@strict_parameters
 def squality(
     data: str | None = None,
     strategy: str = "hierarchical",
@@ -168,6 +180,7 @@ def squality(
     compress: bool = True,
     focus: bool = True,
     split: str = "validation",
+    cache: bool = True,
 ) -> Task:
     """SQuALITY: question-focused summaries of short stories, against four references each.
 
@@ -195,6 +208,9 @@ def squality(
         focus: put the question in the prompts (false: generic summaries of the story,
             scored against the question's references).
         split: the HF split when `data` is omitted.
+        cache: cache every summarizer call (Inspect's cache, no expiry; keyed by sample,
+            epoch and try), so a rerun or `inspect eval-retry` of a half-finished sample
+            repeats no finished step; false: no caching.
     """
     scorers = narrative_scorers(target_words, tolerance, coherence)
     solver = narrative_solver(
@@ -207,6 +223,7 @@ def squality(
         preprocess,
         compress,
         "question" if focus else None,
+        cache,
     )
     samples = load_squality(data) if data is not None else load_squality_hf(split)
     return Task(

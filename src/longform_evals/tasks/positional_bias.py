@@ -17,11 +17,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from inspect_ai import Task, task
-from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.dataset import MemoryDataset
 from inspect_ai.scorer import Metric, mean, stderr
 
 from longform_evals.analysis.ordering import ORDER_NAMES, expand_orders, expand_prefixes
-from longform_evals.data.jsonl import jsonl_records
+from longform_evals.data.multidoc import INSTRUCTION, load_multidoc
 from longform_evals.scorers.faithfulness import Merge, faithfulness
 from longform_evals.scorers.order_metrics import (
     by_document_count,
@@ -29,72 +29,13 @@ from longform_evals.scorers.order_metrics import (
     position_profile,
 )
 from longform_evals.solvers.multidoc import MULTIDOC_STRATEGIES, multidoc_summary
-from longform_evals.tasks.arguments import comma_list, similarity_embedder
+from longform_evals.tasks.arguments import comma_list, similarity_embedder, strict_parameters
 
 __all__ = ["INSTRUCTION", "load_multidoc", "positional_bias"]
 
-INSTRUCTION = "Summarize the documents in the sample metadata."
-
-
-def _fail(where: str, message: str) -> ValueError:
-    return ValueError(f"{where}: {message}")
-
-
-def load_multidoc(path: str | Path) -> list[Sample]:
-    """Read multi-document inputs from JSONL.
-
-    Each line is an object with ``documents`` (a non-empty list of texts) and optionally
-    ``id``, ``ranking`` (document indices, most important first) and ``reference`` (a
-    reference summary, used to rank documents when ``ranking`` is absent). Other fields
-    (LongFormFact's ``summary``, labels, ...) are ignored, so LongFormFact files load too;
-    their ``summary`` is deliberately not carried, as the summary here is generated.
-
-    Returns:
-        Samples with id ``id`` (else the 1-based line number) and metadata ``documents``,
-        ``ranking``, ``reference`` and ``source`` (``"file:line"``).
-
-    Raises:
-        ValueError: On unreadable JSON, missing or malformed fields, or duplicate ids.
-    """
-    file = Path(path)
-    samples: list[Sample] = []
-    ids: set[str] = set()
-    for number, record in jsonl_records(file):
-        where = f"{file}:{number}"
-        docs = record.get("documents")
-        if not isinstance(docs, list) or not docs or not all(isinstance(d, str) for d in docs):
-            raise _fail(where, "'documents' must be a non-empty list of strings")
-        ranking = record.get("ranking")
-        if ranking is not None and (
-            not isinstance(ranking, list)
-            or not all(isinstance(i, int) and not isinstance(i, bool) for i in ranking)
-        ):
-            raise _fail(where, "'ranking' must be a list of document indices")
-        reference = record.get("reference")
-        if reference is not None and not isinstance(reference, str):
-            raise _fail(where, "'reference' must be a string")
-        sample_id = str(record["id"]) if record.get("id") is not None else str(number)
-        if sample_id in ids:
-            raise _fail(where, f"duplicate id {sample_id!r}")
-        ids.add(sample_id)
-        samples.append(
-            Sample(
-                id=sample_id,
-                input=INSTRUCTION,
-                metadata={
-                    "documents": docs,
-                    "ranking": ranking,
-                    "reference": reference,
-                    "source": where,
-                },
-            )
-        )
-    if not samples:
-        raise ValueError(f"{file}: no samples")
-    return samples
-
 
 @task
+@strict_parameters
 def positional_bias(
     data: str,
     strategy: str = "plain",
@@ -113,6 +54,7 @@ def positional_bias(
     k: int = 3,
     seed: int = 0,
     prompts_dir: str | None = None,
+    cache: bool = True,
 ) -> Task:
     """Faithfulness of generated multi-document summaries, per document order and position.
 
@@ -143,6 +85,9 @@ def positional_bias(
         k: Calibration strategy: number of permutations.
         seed: Calibration strategy: permutation seed.
         prompts_dir: Folder overriding ``multidoc/`` and ``faithfulness/`` templates.
+        cache: Cache every summarizer call (Inspect's cache, no expiry; keyed by sample,
+            epoch and try), so a rerun or `inspect eval-retry` of a half-finished sample
+            repeats no finished step; false: no caching.
     """
     if strategy not in MULTIDOC_STRATEGIES:
         raise ValueError(
@@ -175,6 +120,7 @@ def positional_bias(
             k=k,
             seed=seed,
             prompts_dir=prompts_dir,
+            cache=cache,
         ),
         scorer=faithfulness(
             doc_merge=doc_merge,

@@ -23,12 +23,13 @@ from inspect_ai.scorer import Scorer
 from longform_evals.data.narrativeqa import load_narrativeqa, load_narrativeqa_hf
 from longform_evals.data.qmsum import load_qmsum
 from longform_evals.data.quality import load_quality, load_quality_hf
+from longform_evals.scorers.limited import limited
 from longform_evals.scorers.llm_raters import llm_raters
 from longform_evals.scorers.qa_accuracy import choice_accuracy
 from longform_evals.scorers.reading_stats import reading_stats
 from longform_evals.scorers.rouge import rouge
 from longform_evals.solvers.reading import reading
-from longform_evals.tasks.arguments import comma_list
+from longform_evals.tasks.arguments import comma_list, strict_parameters
 
 
 def _strategy_params(**given: Any) -> dict[str, Any]:
@@ -42,12 +43,13 @@ def _task(
     return Task(
         dataset=MemoryDataset(samples, name=name),
         solver=reading(strategy, **params),
-        scorer=[*scorers, reading_stats()],
+        scorer=[*scorers, reading_stats(), limited()],
         version="1.0.0",
     )
 
 
 @task
+@strict_parameters
 def quality(
     data: str | None = None,
     hard_only: bool = False,
@@ -60,6 +62,7 @@ def quality(
     max_words: int | None = None,
     answer_max_tokens: int | None = None,
     prompts_dir: str | None = None,
+    cache: bool = True,
 ) -> Task:
     """QuALITY: four-way multiple-choice questions on 2-8k-word articles and stories.
 
@@ -77,6 +80,8 @@ def quality(
         max_words: pagination: largest page.
         answer_max_tokens: answer length limit.
         prompts_dir: folder overriding `read_agent/` prompts.
+        cache: cache every model call of the strategy (Inspect's cache, no expiry), so a
+            rerun or `inspect eval-retry` repeats no finished call; false: no caching.
     """
     if data is not None:
         samples = load_quality(data, hard_only=hard_only)
@@ -91,11 +96,13 @@ def quality(
         max_words=max_words,
         answer_max_tokens=answer_max_tokens,
         prompts_dir=prompts_dir,
+        cache=cache,
     )
     return _task("quality", samples, strategy, params, [choice_accuracy()])
 
 
 @task
+@strict_parameters
 def narrativeqa(
     data: str | None = None,
     kind: str | None = None,
@@ -110,6 +117,7 @@ def narrativeqa(
     answer_max_tokens: int | None = None,
     prompts_dir: str | None = None,
     rater_rule: str = "auto",
+    cache: bool = True,
 ) -> Task:
     """NarrativeQA: free-form questions on books and movie scripts (or their summaries).
 
@@ -136,12 +144,14 @@ def narrativeqa(
         max_words=max_words,
         answer_max_tokens=answer_max_tokens,
         prompts_dir=prompts_dir,
+        cache=cache,
     )
     scorers = [llm_raters(rule=rater_rule), rouge()]
     return _task("narrativeqa", samples, strategy, params, scorers)
 
 
 @task
+@strict_parameters
 def qmsum(
     data: str,
     query_types: str | list[str] | None = None,
@@ -155,6 +165,7 @@ def qmsum(
     answer_max_tokens: int | None = None,
     prompts_dir: str | None = None,
     rater_rule: str = "auto",
+    cache: bool = True,
 ) -> Task:
     """QMSum: general and specific queries on meeting transcripts (free-form answers).
 
@@ -176,5 +187,6 @@ def qmsum(
         max_words=max_words,
         answer_max_tokens=answer_max_tokens,
         prompts_dir=prompts_dir,
+        cache=cache,
     )
     return _task("qmsum", samples, strategy, params, [llm_raters(rule=rater_rule), rouge()])

@@ -1,0 +1,113 @@
+"""Progress of long runs: model calls done and planned per phase (summarizing, judging).
+
+A book takes dozens of summarizer calls and hundreds of judge calls, minutes apart on a CPU,
+and Inspect's progress counts whole samples, so with one book nothing would move until the
+end. Solvers and judges report here as they plan and finish calls; the counts show in
+Inspect's task display (as counters, where the display has them) and `longform` commands
+print them as they change (:func:`printing_progress`).
+
+Counts are totals over the process's running samples; a phase's planned count grows as a
+strategy learns more (merge levels, retries) and is never below the calls done.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TextIO
+
+from inspect_ai.util import display_counter
+
+
+@dataclass
+class _Phase:
+    done: int = 0
+    planned: int = 0
+
+
+class ProgressBoard:
+    """Calls done and planned per phase, safe to update from any thread."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._phases: dict[str, _Phase] = {}
+        self.changes = 0
+        """Bumped on every update, so a printer can tell whether anything moved."""
+
+    def plan(self, phase: str, calls: int) -> None:
+        """Add `calls` planned calls to `phase`."""
+        self._update(phase, planned=calls)
+
+    def done(self, phase: str, calls: int = 1) -> None:
+        """Count `calls` finished calls of `phase`."""
+        self._update(phase, done=calls)
+
+    def _update(self, phase: str, done: int = 0, planned: int = 0) -> None:
+        with self._lock:
+            counts = self._phases.setdefault(phase, _Phase())
+            counts.done += done
+            counts.planned = max(counts.planned + planned, counts.done)
+            self.changes += 1
+            value = f"{counts.done}/{counts.planned}"
+        with contextlib.suppress(Exception):  # no display outside an eval: nothing to show
+            display_counter(f"{phase} calls", value)
+
+    def line(self) -> str:
+        """`summarizer 12/31 calls, judge 0/0 calls` (phases in order of first report)."""
+        with self._lock:
+            parts = [f"{name} {c.done}/{c.planned} calls" for name, c in self._phases.items()]
+        return ", ".join(parts) or "no model calls yet"
+
+    def reset(self) -> None:
+        """Forget every count (a new run in the same process)."""
+        with self._lock:
+            self._phases.clear()
+            self.changes += 1
+
+
+SUMMARIZER_PHASE = "summarizer"
+JUDGE_PHASE = "judge"
+
+BOARD = ProgressBoard()
+"""The process's progress board."""
+
+
+def _elapsed(seconds: float) -> str:
+    minutes, secs = divmod(int(seconds), 60)
+    return f"{minutes // 60}:{minutes % 60:02d}:{secs:02d}"
+
+
+@contextlib.contextmanager
+def printing_progress(
+    interval: float = 5.0, quiet_interval: float = 60.0, stream: TextIO | None = None
+) -> Iterator[ProgressBoard]:
+    """Print the board's line with the elapsed time while the block runs.
+
+    A line is printed at most every `interval` seconds when counts moved, and at least every
+    `quiet_interval` seconds (so a long single call still shows the run is alive).
+    """
+    out = stream or sys.stderr
+    BOARD.reset()
+    started = time.monotonic()
+    stop = threading.Event()
+
+    def report() -> None:
+        seen, last_print = BOARD.changes, time.monotonic()
+        while not stop.wait(interval):
+            now = time.monotonic()
+            if BOARD.changes != seen or now - last_print >= quiet_interval:
+                seen, last_print = BOARD.changes, now
+                print(f"[{_elapsed(now - started)}] {BOARD.line()}", file=out, flush=True)
+
+    thread = threading.Thread(target=report, name="longform-progress", daemon=True)
+    thread.start()
+    try:
+        yield BOARD
+    finally:
+        stop.set()
+        thread.join()
+        print(f"[{_elapsed(time.monotonic() - started)}] done: {BOARD.line()}", file=out)

@@ -1,0 +1,57 @@
+"""Progress of long runs: calls done and planned per phase, printed while a run goes on."""
+
+from __future__ import annotations
+
+import io
+import time
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from longform_evals.progress import BOARD, ProgressBoard, printing_progress
+
+
+@given(st.lists(st.tuples(st.booleans(), st.integers(0, 5)), max_size=30))
+def test_planned_is_never_below_done(steps: list[tuple[bool, int]]) -> None:
+    board = ProgressBoard()
+    done = planned = 0
+    for is_plan, n in steps:
+        if is_plan:
+            board.plan("summarizer", n)
+            planned += n
+        else:
+            board.done("summarizer", n)
+            done += n
+        planned = max(planned, done)
+    expected = f"summarizer {done}/{planned} calls" if steps else "no model calls yet"
+    assert board.line() == expected
+
+
+def test_phases_are_listed_in_order_of_first_report() -> None:
+    board = ProgressBoard()
+    board.plan("summarizer", 30)
+    board.done("summarizer", 12)
+    board.plan("judge", 4)
+    assert board.line() == "summarizer 12/30 calls, judge 0/4 calls"
+
+
+def test_printing_progress_prints_while_counts_move_and_at_the_end() -> None:
+    out = io.StringIO()
+    with printing_progress(interval=0.02, quiet_interval=60.0, stream=out) as board:
+        assert board is BOARD
+        board.plan("summarizer", 3)
+        for _ in range(3):
+            board.done("summarizer")
+            time.sleep(0.08)
+    lines = out.getvalue().splitlines()
+    assert len(lines) >= 2
+    assert lines[0].startswith("[0:00:00] summarizer ")
+    assert lines[-1].endswith("done: summarizer 3/3 calls")
+
+
+def test_a_quiet_run_still_prints_that_it_is_alive() -> None:
+    out = io.StringIO()
+    with printing_progress(interval=0.02, quiet_interval=0.05, stream=out):
+        time.sleep(0.2)
+    lines = out.getvalue().splitlines()
+    assert len(lines) >= 3 and lines[0].endswith("no model calls yet")
