@@ -1,6 +1,7 @@
 """`inspect eval tasks/quality.py`: multiple-choice questions about long articles (QuALITY).
 
-The package task `longform_evals/quality` under its own name, with the same parameters.
+The package task `longform_evals/quality` under its own name, with the same parameters;
+relative paths are read from where the command is run, not from `tasks/`.
 """
 
 from typing import Any
@@ -8,10 +9,10 @@ from typing import Any
 from inspect_ai import Task, task
 
 from longform_evals.tasks import reading as package
-from longform_evals.tasks.arguments import same_parameters_as
+from longform_evals.tasks.arguments import file_entry
 
 
 @task
-@same_parameters_as(package.quality)
+@file_entry(package.quality)
 def quality(**task_args: Any) -> Task:
     return package.quality(**task_args)

@@ -5,8 +5,10 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
+import longform_evals
 from longform_evals.analysis.ordering import Embed
 from longform_evals.models.embeddings import load_embedder
 
@@ -50,17 +52,49 @@ def strict_parameters(func: Callable[P, R]) -> Callable[P, R]:
     return checked
 
 
-def same_parameters_as(package_task: Callable[..., Any]) -> Callable[[R], R]:
-    """Give a `tasks/X.py` entry function the signature and docstring of the package task it
-    runs, so Inspect lists the task's parameters and passes every `-T` argument on (the
-    package task checks them)."""
+PATH_PARAMETERS = ("data", "data_dir", "prompts_dir")
+"""Task parameters that name files or folders."""
 
-    def copy(entry: R) -> R:
-        entry.__signature__ = inspect.signature(package_task)  # type: ignore[attr-defined]
-        entry.__doc__ = package_task.__doc__
-        return entry
 
-    return copy
+def from_launch_dir(task_args: dict[str, Any]) -> dict[str, Any]:
+    """Relative paths among the task arguments, made absolute against the directory the
+    command was run from (:data:`longform_evals.LAUNCH_DIR`) where they exist there.
+
+    Inspect creates and runs a task of `inspect eval tasks/X.py` in the file's folder, so
+    `-T data=my.jsonl` given from the repository root would otherwise be looked for in
+    `tasks/`. A path that exists only relative to the task file's folder is left alone.
+    """
+    launch = longform_evals.LAUNCH_DIR
+    if launch is None:
+        return task_args
+    resolved = dict(task_args)
+    for name in PATH_PARAMETERS:
+        value = resolved.get(name)
+        if isinstance(value, str) and value and not Path(value).is_absolute():
+            candidate = Path(launch) / value
+            if candidate.exists():
+                resolved[name] = str(candidate)
+    return resolved
+
+
+def file_entry(package_task: Callable[..., R]) -> Callable[[Callable[..., R]], Callable[..., R]]:
+    """Make a `tasks/X.py` entry function run the package task (put it under `@task`).
+
+    The entry gets the package task's signature and docstring, so Inspect lists the task's
+    parameters and passes every `-T` argument on (the package task checks them); relative
+    paths are resolved as :func:`from_launch_dir` says.
+    """
+
+    def wrap(entry: Callable[..., R]) -> Callable[..., R]:
+        @functools.wraps(entry)
+        def run(**task_args: Any) -> R:
+            return entry(**from_launch_dir(task_args))
+
+        run.__signature__ = inspect.signature(package_task)  # type: ignore[attr-defined]
+        run.__doc__ = package_task.__doc__
+        return run
+
+    return wrap
 
 
 def comma_list(value: str | list[str] | None) -> list[str] | None:
@@ -73,13 +107,25 @@ def comma_list(value: str | list[str] | None) -> list[str] | None:
 def similarity_embedder(ranking: str) -> Embed | None:
     """The embedder for `-T ranking=`: `embedding` (the packaged sentence embedder, the
     paper's choice; needs the `embed` extra), `lexical` (word overlap, no extra; None), or a
-    sentence-transformers model folder prefixed `embedding:`."""
+    sentence-transformers model folder prefixed `embedding:`. The model is loaded on first
+    use, so inputs that all carry their own ranking never load it."""
     if ranking == "lexical":
         return None
     if ranking == "embedding":
-        return load_embedder()
+        return _loaded_on_first_use(None)
     if ranking.startswith("embedding:"):
-        return load_embedder(ranking.removeprefix("embedding:"))
+        return _loaded_on_first_use(ranking.removeprefix("embedding:"))
     raise ValueError(
         f"unknown ranking {ranking!r}; use 'embedding', 'embedding:<model folder>' or 'lexical'"
     )
+
+
+def _loaded_on_first_use(name: str | None) -> Embed:
+    loaded: list[Embed] = []
+
+    def embed(texts: list[str]) -> list[list[float]]:
+        if not loaded:
+            loaded.append(load_embedder() if name is None else load_embedder(name))
+        return loaded[0](texts)
+
+    return embed

