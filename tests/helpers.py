@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+from typing import Any
 
 import pytest
 from inspect_ai.model import Model, get_model
@@ -27,3 +28,29 @@ def local_model_or_skip(name: str) -> Model:
         return get_model(name)
     except Exception as exc:  # the model packages are part of the `local` extra
         pytest.skip(f"{name} unavailable: {exc}")
+
+
+# A scripted model that runs every task of the suite offline: usable answers for each
+# strategy's and judge's prompts (the documented-commands and tasks/ file tests).
+OFFLINE_SUMMARY = "Ines Calloway studies a frozen orchard. She finds a faulty sensor."
+OFFLINE_RULES: list[dict[str, Any]] = [
+    # faithfulness judge (longformfact, positional_bias): "supported", with log-probabilities
+    {"pattern": "Statement:", "response": "Yes.", "top_logprobs": {"Yes": -0.1, "No": -2.4}},
+    # BooookScore judge, sentence mode (what a non-gguf judge gets)
+    {"pattern": "Sentence to judge", "response": "No confusion."},
+    # ReadAgent: pause at the first break point offered, gist, look up page 0, answer
+    {
+        "pattern": r"(?s)Passage:.*?\n<(\d+)>.*Break point: <number>",
+        "response": r"Break point: <\1>",
+    },
+    {"pattern": r"Shorten it to at most \d+ words\.", "response": "A short gist of this page."},
+    {"pattern": r"Which pages would you like to read in full\?", "response": "[0]"},
+    {"pattern": "reply STOP instead", "response": "STOP"},
+    {"pattern": r"Answer: \(X\)", "response": "Answer: (B)"},
+    {"pattern": "Be concise", "response": "They meet at the harbour."},
+    # LLM raters (the grader role)
+    {"pattern": r"\(YES or NO\)", "response": "NO"},
+    {"pattern": "Yes, partially, or No", "response": "Yes, partially"},
+    # summaries of every strategy, answers of the hello task
+    {"default": OFFLINE_SUMMARY},
+]

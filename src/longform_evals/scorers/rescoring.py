@@ -27,11 +27,18 @@ def register_log_names(factories: Iterable[Callable[..., Scorer]]) -> None:
     for factory in factories:
         info = registry_info(factory)
         name = registry_unqualified_name(info)
-        if name == info.name or registry_has("scorer", name):
-            continue
+        if name != info.name and not registry_has("scorer", name):
+            registry_add(
+                _same_factory(factory),
+                RegistryInfo(type="scorer", name=name, metadata=info.metadata),
+            )
 
-        @functools.wraps(factory)
-        def under_log_name(*args: Any, _factory: Any = factory, **kwargs: Any) -> Scorer:
-            return _factory(*args, **kwargs)  # type: ignore[no-any-return]
 
-        registry_add(under_log_name, RegistryInfo(type="scorer", name=name, metadata=info.metadata))
+def _same_factory(factory: Callable[..., Scorer]) -> Callable[..., Scorer]:
+    # A separate object: registering tags it with the unprefixed name, and the factory
+    # keeps its own (prefixed) registry info.
+    @functools.wraps(factory)
+    def same(*args: Any, **kwargs: Any) -> Scorer:
+        return factory(*args, **kwargs)
+
+    return same
