@@ -34,6 +34,10 @@ from longform_evals.judges.choice_parse import choice_letter, letter_index, pars
         ("Reading the passage again, the answer is (B). Answer: (B)", 1),
         ("Answer: the butler, (B)", 1),
         ("The answer is I think B", 1),
+        ("The answer is C. Options A and B are wrong.", 2),
+        ("Answer: C, I think.", 2),
+        ("Answer: B, a clear case", 1),
+        ("Answer: (C)\nor so it seems", 2),
     ],
 )
 def test_answer_shapes(answer: str, expected: int) -> None:
@@ -53,6 +57,14 @@ def test_answer_shapes(answer: str, expected: int) -> None:
         "E",
         "e.g. the U.S. navy",
         "An X-ray shows it.",
+        "A or B",
+        "A and B are both plausible",
+        "Answer: A or B",
+        "The answer is C or D.",
+        "Answer: (A) or (B)",
+        "Answer: **B** and **C**",
+        "answer: c/d",
+        "A, B",
     ],
 )
 def test_unclear_answers_give_none(answer: str) -> None:

@@ -9,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from longform_evals.judges.coherence_parse import (
+    Judgement,
     JudgementParseError,
     parse_batch,
     parse_judgement,
@@ -82,11 +83,24 @@ def test_continued_question_lines_are_kept() -> None:
         ("Questions: Who?\nTypes: vagueness", "unknown error type 'vagueness'"),
         ("Questions: Who?\nTypes:", "names no error type"),
         ("No confusion.\nTypes: salience", "also lists types"),
+        (
+            "No confusion, but who is Owen? Types: entity omission",
+            "No confusion' but also lists types",
+        ),
+        ("No confusion. But who is Owen?", "No confusion' but also asks questions"),
+        ("No confusion.\nQuestions: Who is Owen", "No confusion' but also asks questions"),
     ],
 )
 def test_malformed_answers_say_why(answer: str, reason: str) -> None:
     with pytest.raises(JudgementParseError, match=reason):
         parse_judgement(answer)
+
+
+@pytest.mark.parametrize(
+    "answer", ["No confusion.\nQuestions: none", "No confusion. The sentence follows on."]
+)
+def test_no_confusion_with_nothing_asked_is_clean(answer: str) -> None:
+    assert parse_judgement(answer) == Judgement(confused=False)
 
 
 def test_every_canonical_type_normalises_to_itself() -> None:
@@ -129,3 +143,21 @@ def test_batch_answer_without_a_list(answer: str, reason: str) -> None:
 def test_batch_item_needs_boolean_confusion() -> None:
     _, problems = parse_batch('[{"sentence": 1, "confusion": "maybe"}]', 1)
     assert "true or false" in problems[1]
+
+
+@pytest.mark.parametrize("number", ["true", "false", "1.0", '"1"', "null"])
+def test_batch_item_named_by_anything_but_an_integer_is_unattributed(number: str) -> None:
+    judgements, problems = parse_batch(f'[{{"sentence": {number}, "confusion": false}}]', 2)
+    assert judgements == {}
+    assert problems == {1: "no verdict given", 2: "no verdict given"}
+
+
+def test_batch_types_must_be_names_and_odd_questions_are_dropped() -> None:
+    answer = (
+        '[{"sentence": 1, "confusion": true, "types": [["duplication"]]},'
+        ' {"sentence": 2, "confusion": true, "types": ["duplication"],'
+        ' "questions": ["Again?", [["nested"]], {"q": 1}, 3]}]'
+    )
+    judgements, problems = parse_batch(answer, 2)
+    assert "list of type names" in problems[1]
+    assert judgements[2].questions == ["Again?"]

@@ -17,6 +17,7 @@ from longform_evals.judges.coherence_probe import (
     verdict_from_probes,
 )
 from longform_evals.judges.yes_no import p_yes_from_output
+from longform_evals.scorers.booookscore import booookscore_values
 
 
 def _output(text: str, top: dict[str, float] | None) -> ModelOutput:
@@ -49,6 +50,16 @@ def test_p_yes_falls_back_to_text_then_none() -> None:
     assert p_yes_from_output(_output("Maybe", {"Maybe": -0.1, "Perhaps": -2})) is None
 
 
+def test_p_yes_reads_whole_word_tokens_only() -> None:
+    # "Notably, yes" / "Nothing" / "Yesterday": tokens that merely start with no / yes.
+    out = _output("Notably", {"Notably": math.log(0.6), "Yes": math.log(0.3), "No": math.log(0.1)})
+    assert p_yes_from_output(out) == pytest.approx(0.75)
+    out = _output("Yesterday", {"Yesterday": math.log(0.7), "Nothing": -3, "No.": math.log(0.3)})
+    assert p_yes_from_output(out) == 0.0
+    # No whole word among the tokens: the text decides, and "Yes, but no." decides nothing.
+    assert p_yes_from_output(_output("Yes, but no.", {"Yesterday": -0.1, "Not": -1})) is None
+
+
 def test_first_sentence_is_only_asked_the_probes_that_need_no_earlier_text() -> None:
     first_only = {p.name for p in PROBES if not p.needs_earlier}
     assert first_only == {"matters", "well_formed"}
@@ -78,6 +89,33 @@ def test_disabled_probes_never_flag_and_unreadable_ones_are_problems() -> None:
     assert v.problems == ["probe compatible: the answer was neither yes nor no"]
     nothing = verdict_from_probes(1, "s", {p.name: None for p in PROBES}, thresholds)
     assert not nothing.parsed and nothing.confused is None
+
+
+def test_sentence_with_an_unreadable_active_probe_is_a_parse_failure() -> None:
+    thresholds = {p.name: ProbeThreshold(0.7) for p in PROBES}
+    answers: dict[str, float | None] = {p.name: None for p in PROBES}
+    answers["well_formed"] = 0.9  # one readable probe of eight, and it sees nothing wrong
+    v = verdict_from_probes(2, "s", answers, thresholds)
+    assert not v.parsed and v.confused is None and not v.types
+    unread = [p.name for p in PROBES if p.name != "well_formed"]
+    assert v.problems[-1] == f"unread: 7 of 8 active probes unreadable ({', '.join(unread)})"
+    values = booookscore_values([v], judge_calls=8)
+    assert math.isnan(values["booookscore"]) and values["parse_failure_rate"] == 1.0
+    # A read, confused sentence next to a partial one: the partial one is not counted clean.
+    confused = verdict_from_probes(1, "t", _all(0.2), thresholds)
+    one_missing = _all(0.9)
+    one_missing["follows"] = None
+    values = booookscore_values(
+        [confused, verdict_from_probes(2, "u", one_missing, thresholds)], judge_calls=16
+    )
+    assert values["booookscore"] == 0.0 and values["parse_failure_rate"] == 0.5
+
+
+def test_unasked_probes_do_not_make_a_sentence_partial() -> None:
+    thresholds = {p.name: ProbeThreshold(0.7) for p in PROBES}
+    first = {p.name: 0.9 for p in PROBES if not p.needs_earlier}
+    v = verdict_from_probes(0, "s", first, thresholds)  # the first sentence: two probes asked
+    assert v.parsed and not v.confused and not v.problems
 
 
 def test_thresholds_from_override_file_and_uncalibrated(tmp_path: Path) -> None:

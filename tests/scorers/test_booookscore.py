@@ -152,6 +152,21 @@ def test_probe_mode_reads_log_probabilities(tmp_path: Path) -> None:
     assert meta["calibration"] == "threshold=0.8"
 
 
+def test_probe_mode_sentence_with_an_unreadable_probe_is_a_parse_failure(tmp_path: Path) -> None:
+    yes = {"Yes": -0.05, "No": -3.0}
+    rules = [
+        # The "repeats" probe (asked from the second sentence on) gets no yes/no answer.
+        {"pattern": "Does the earlier text already say", "response": "Maybe"},
+        {"pattern": "Question:", "response": "Yes", "top_logprobs": yes},
+    ]
+    value, meta = _score(_run(tmp_path, rules, mode="probe", threshold=0.8))
+    assert [s["parsed"] for s in meta["sentences"]] == [True, False, False]
+    assert value["booookscore"] == 100.0  # the first sentence alone, not 3 of 3
+    assert value["parse_failure_rate"] == pytest.approx(2 / 3)
+    second = meta["sentences"][1]
+    assert second["problems"][-1] == "unread: 1 of 8 active probes unreadable (repeats)"
+
+
 def test_empty_summary_is_counted_as_unscored(tmp_path: Path) -> None:
     log = _run(
         tmp_path, [{"pattern": ".", "response": "No confusion."}], summary="  ", mode="sentence"

@@ -3,6 +3,7 @@ a scripted reader and a scripted grader bound to the `grader` role."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 import re
@@ -23,7 +24,10 @@ from inspect_ai.solver import generate
 from longform_evals.judges.rater_calibration import RaterCalibration, load_rater_calibration
 from longform_evals.models.scripted import ScriptedModelAPI
 from longform_evals.scorers.llm_raters import (
+    RaterVerdict,
+    RatingSettings,
     Verdict,
+    ask_rater,
     llm_raters,
     parse_verdict,
     rate_reference,
@@ -50,10 +54,38 @@ from longform_evals.scorers.llm_raters import (
         ("I cannot tell.", None),
         ("Not really", None),
         ("", None),
+        ("Yes, but no.", None),
+        ("Yes or no", None),
+        ("yes/no", None),
+        ("YES / NO", None),
+        ("No. Actually, yes.", None),
+        ("Yes, partially, but no.", None),
+        ("No, the text never says that.", "no"),
+        ("Yes. The document states it.", "yes"),
+        ("There is no difference, so YES.", "yes"),
     ],
 )
 def test_parse_verdict(text: str, expected: Verdict | None) -> None:
     assert parse_verdict(text) == expected
+
+
+def _ask(response: str, top: dict[str, float] | None = None) -> RaterVerdict:
+    rule: dict[str, Any] = {"pattern": ".", "response": response}
+    if top is not None:
+        rule["top_logprobs"] = top
+    model = get_model("scripted/rater", rules=[rule], memoize=False)
+    settings = RatingSettings(cache=False, logprobs=top is not None)
+    return asyncio.run(ask_rater(model, "Reference answer: x (YES or NO)", settings))
+
+
+def test_hedged_verdict_is_asked_again_then_missing() -> None:
+    verdict = _ask("Yes, but no.")
+    assert verdict == RaterVerdict(None, ["Yes, but no.", "Yes, but no."], None)
+
+
+def test_rater_p_yes_reads_whole_word_tokens_only() -> None:
+    top = {"Nothing": -0.1, "YES": math.log(0.3), "NO": math.log(0.1)}
+    assert _ask("Nothing differs", top).p_yes == pytest.approx(0.75)
 
 
 def test_combination_rule() -> None:

@@ -24,7 +24,9 @@ from longform_evals.models.scripted import ScriptedModelAPI
 from longform_evals.scorers.reading_stats import reading_stats
 from longform_evals.solvers.lookup import (
     MAX_PAGE_DIGITS,
+    MAX_RANGE_PAGES,
     UNREADABLE_PAGE,
+    UNREADABLE_RANGE,
     PageRequest,
     choose_pages,
     memory_text,
@@ -252,6 +254,36 @@ def test_long_digit_runs_never_break_the_parser(text: str, digits: int) -> None:
     assert all(p == UNREADABLE_PAGE or 0 <= p < 10**MAX_PAGE_DIGITS for p in request.pages)
     choose_pages(request, 10, 3)
     next_page(request, 10, set())
+
+
+@pytest.mark.parametrize(
+    ("reply", "pages"),
+    [
+        ("Pages 0 through 5", (0, 1, 2, 3, 4, 5)),
+        ("pages 2-4 and 7", (2, 3, 4, 7)),
+        ("Page 1 \u2013 3", (1, 2, 3)),
+        ("page 6 to 4", (6, 5, 4)),
+        ("Pages 2 thru 3 or page 9", (2, 3, 9)),
+        ("Go to page 3 to check", (3,)),
+        (f"Pages 0 through {MAX_RANGE_PAGES - 1}", tuple(range(MAX_RANGE_PAGES))),
+        (f"Pages 0 through {MAX_RANGE_PAGES}", (UNREADABLE_RANGE,)),
+        ("Pages 1 to " + "9" * 5000, (UNREADABLE_RANGE,)),
+    ],
+)
+def test_page_ranges_are_read_as_every_page(reply: str, pages: tuple[int, ...]) -> None:
+    assert parse_page_request(reply) == PageRequest(pages)
+
+
+def test_a_range_past_the_budget_counts_its_extra_pages_like_a_list() -> None:
+    chosen = choose_pages(parse_page_request("Pages 0 through 5"), n_pages=10, max_pages=3)
+    listed = choose_pages(parse_page_request("[0, 1, 2, 3, 4, 5]"), n_pages=10, max_pages=3)
+    assert chosen == listed and chosen.pages == [0, 1, 2] and len(chosen.problems) == 3
+    page, problems = next_page(parse_page_request("Pages 0 through 5"), 10, set())
+    assert page == 0 and len(problems) == 5
+    huge = choose_pages(parse_page_request("Pages 0 through 99999"), n_pages=10, max_pages=3)
+    assert huge.pages == [] and huge.problems == [
+        f"a page range of over {MAX_RANGE_PAGES} pages is not read (pages 0-9)"
+    ]
 
 
 def test_memory_text_expands_in_place() -> None:

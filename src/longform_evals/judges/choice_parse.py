@@ -11,7 +11,13 @@ letter; a wrapped letter "(C)", "[C]", "**C**"; a letter with a closing mark "C)
 after "option"/"choice"; a capital letter standing alone. Within that shape a single distinct
 letter is the answer; two different letters, or a letter past the last option, give None, so an
 ambiguous answer is counted as unparsed rather than guessed. "A" and "I" followed by a lower-case
-word are read as English words (an article, a pronoun), not as options.
+word are read as English words (an article, a pronoun), not as options, except before another
+option joined by "or", "and", "nor", ",", "/" or "&": "A or B", "A and B are both plausible"
+and "Answer: C or D" name more than one option and give None.
+
+Every pattern is linear in the answer's length: no two adjacent repeats can match the same run
+(surrounding decoration of a whole-letter answer is stripped with `str.strip`), so a long
+adversarial answer is read in one pass.
 """
 
 from __future__ import annotations
@@ -25,12 +31,19 @@ _NOT_AFTER = r"(?![A-Za-z0-9'\u2019\-]|\.[A-Za-z])"
 _MARKER = re.compile(
     r"\banswer\b[\s*_]*(?::|-|\u2013|\u2014|=|\bis\b|\bwould\s+be\b|\bshould\s+be\b|\bwill\s+be\b)"
     r"[\s*_:]*(?:(?:option|choice|letter)\s+)?"
-    r"(?P<open>[(\[]?)\s*(?P<letter>[A-Za-z])\s*(?P<close>[)\]]?)" + _NOT_AFTER,
+    r"(?:(?P<open>[(\[])\s*)?(?P<letter>[A-Za-z])\s*(?P<close>[)\]]?)" + _NOT_AFTER,
     re.IGNORECASE,
 )
+# A whole-letter answer once its decoration is stripped (_DECORATION; dots only at the end).
+_DECORATION = " \t\r\n\f\v*_\"'`"
 _WHOLE = re.compile(
-    r"[\s*_\"'`]*(?:(?:option|choice|letter)\s+)?[(\[]?\s*(?P<letter>[A-Za-z])\s*[)\]]?[.:)]?"
-    r"[\s*_\"'`.]*",
+    r"(?:(?:option|choice|letter)\s+)?(?:[(\[]\s*)?(?P<letter>[A-Za-z])(?:\s*[)\]])?[.:)]?",
+    re.IGNORECASE,
+)
+# Another option joined to a letter on the same line: "A or B", "C, D", "(A) and (B)".
+_ALTERNATIVE = re.compile(
+    r"(?:[ \t]*(?:[)\]]|\*\*))?[ \t]*(?:,|/|&|\bor\b|\band\b|\bnor\b)[ \t]*"
+    r"(?:(?:option|choice|letter)[ \t]+)?(?:[(\[]|\*\*)?(?P<letter>[A-Za-z])" + _NOT_AFTER,
     re.IGNORECASE,
 )
 _WRAPPED = re.compile(
@@ -67,6 +80,14 @@ def _is_english_word(text: str, match: re.Match[str], group: str) -> bool:
     return bool(_ENGLISH_WORD.match(text, match.end(group)))
 
 
+def _joined_option(text: str, pos: int, upper_only: bool) -> str | None:
+    """The option letter joined by "or", "and", ... right after position `pos`, if any."""
+    m = _ALTERNATIVE.match(text, pos)
+    if m is None or (upper_only and m.group("letter").islower()):
+        return None
+    return None if _is_english_word(text, m, "letter") else m.group("letter").upper()
+
+
 def _marker_letters(text: str) -> list[str]:
     letters = []
     for m in _MARKER.finditer(text):
@@ -76,12 +97,15 @@ def _marker_letters(text: str) -> list[str]:
         upper_pronoun = m.group("letter") == "I" and _is_english_word(text, m, "letter")
         if wrapped or not (lower_word or upper_pronoun):
             letters.append(m.group("letter").upper())
+            joined = _joined_option(text, m.end("letter"), upper_only=False)
+            if joined:
+                letters.append(joined)
     return letters
 
 
 def _shape_letters(text: str) -> list[str]:
     """The letters of the clearest shape present (see the module docstring)."""
-    whole = _WHOLE.fullmatch(text)
+    whole = _WHOLE.fullmatch(text.lstrip(_DECORATION).rstrip(_DECORATION + "."))
     if whole:
         return [whole.group("letter").upper()]
     wrapped = [
@@ -92,7 +116,11 @@ def _shape_letters(text: str) -> list[str]:
     closed = [(m.group("c") or m.group("o")).upper() for m in _CLOSED.finditer(text)]
     if closed:
         return closed
-    return [m.group("l") for m in _BARE.finditer(text) if not _is_english_word(text, m, "l")]
+    return [
+        m.group("l")
+        for m in _BARE.finditer(text)
+        if not _is_english_word(text, m, "l") or _joined_option(text, m.end("l"), upper_only=True)
+    ]
 
 
 def parse_choice(text: str, n_choices: int) -> int | None:

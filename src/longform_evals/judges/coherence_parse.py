@@ -11,8 +11,15 @@ Accepted single-sentence answers (case-insensitive; markdown emphasis and a lead
 Types may be separated by commas, semicolons, slashes or "and", and written with spaces or
 underscores ("entity omission"); a few common synonyms are accepted (see coherence_types).
 A "Types" line is required for a confusion; the "Questions" line may be missing (its
-questions are then empty). Anything else raises `JudgementParseError` with the reason, which
-the judge sends back to the model when it asks again.
+questions are then empty). "No confusion" must stand alone: an answer that says it and also
+names types or asks a question, on the same line or another ("No confusion, but who is Owen?
+Types: entity omission"), contradicts itself and is a parse failure, not read either way
+("Questions: none" is allowed). Anything else raises `JudgementParseError` with the reason,
+which the judge sends back to the model when it asks again.
+
+Every parser here is linear in the answer's length (no backtracking regex over unbounded runs),
+and a batched answer's JSON that is too deep or holds a number too long to convert fails with
+`JudgementParseError` like any other malformed answer.
 """
 
 from __future__ import annotations
@@ -40,8 +47,9 @@ class Judgement:
 _NO_CONFUSION = re.compile(r"^\W*no\s+confusion\b", re.IGNORECASE)
 _LABEL = re.compile(r"^\W*(questions?|types?)\s*:\s*(.*)$", re.IGNORECASE)
 _ANSWER_PREFIX = re.compile(r"^\W*(answer|verdict|output)\s*:\s*", re.IGNORECASE)
-_TYPE_SPLIT = re.compile(r"\s*(?:,|;|/|\band\b|\n)\s*", re.IGNORECASE)
-_QUESTION = re.compile(r"[^?]*\?")
+_TYPE_SPLIT = re.compile(r",|;|/|\band\b|\n", re.IGNORECASE)
+_INLINE_LABEL = re.compile(r"\b(questions?|types?)\s*:([^\n]*)", re.IGNORECASE)
+_NO_QUESTIONS = ("", "none", "n/a", "na", "nil")
 
 
 def _clean_lines(text: str) -> list[str]:
@@ -55,7 +63,7 @@ def _clean_lines(text: str) -> list[str]:
 
 def parse_types(text: str) -> list[str]:
     """Canonical type keys from a "Types:" value; unknown names raise JudgementParseError."""
-    names = [n for n in _TYPE_SPLIT.split(text.strip().strip(".")) if n.strip(" .-*")]
+    names = [n.strip() for n in _TYPE_SPLIT.split(text.strip().strip(".")) if n.strip(" .-*")]
     if not names:
         raise JudgementParseError("the Types line names no error type")
     types: list[str] = []
@@ -70,10 +78,22 @@ def parse_types(text: str) -> list[str]:
 
 def split_questions(text: str) -> list[str]:
     """Questions from a "Questions:" value (each ends with '?'; the rest kept as one)."""
-    text = text.strip()
-    found = [q.strip() for q in _QUESTION.findall(text) if q.strip(" ?")]
-    rest = _QUESTION.sub("", text).strip(" .-")
+    *asked, rest = text.strip().split("?")
+    found = [(q + "?").strip() for q in asked if q.strip(" ")]
+    rest = rest.strip(" .-")
     return found + ([rest] if rest else [])
+
+
+def _contradicts_no_confusion(rest: str) -> str | None:
+    """Why the text after "No confusion" contradicts it (types, or questions), else None."""
+    for match in _INLINE_LABEL.finditer(rest):
+        if match.group(1).lower().startswith("type"):
+            return "the answer says 'No confusion' but also lists types"
+        if match.group(2).strip(" .-*").lower() not in _NO_QUESTIONS:
+            return "the answer says 'No confusion' but also asks questions"
+    if "?" in rest:
+        return "the answer says 'No confusion' but also asks questions"
+    return None
 
 
 def parse_judgement(text: str) -> Judgement:
@@ -81,10 +101,12 @@ def parse_judgement(text: str) -> Judgement:
     lines = _clean_lines(text)
     if not lines:
         raise JudgementParseError("the answer is empty")
-    labelled = [m for m in (_LABEL.match(line) for line in lines) if m]
-    if _NO_CONFUSION.match(lines[0]):
-        if any(m.group(1).lower().startswith("type") for m in labelled):
-            raise JudgementParseError("the answer says 'No confusion' but also lists types")
+    no_confusion = _NO_CONFUSION.match(lines[0])
+    if no_confusion:
+        rest = "\n".join([lines[0][no_confusion.end() :], *lines[1:]])
+        contradiction = _contradicts_no_confusion(rest)
+        if contradiction:
+            raise JudgementParseError(contradiction)
         return Judgement(confused=False)
     questions: list[str] = []
     types: list[str] | None = None
@@ -109,9 +131,6 @@ def parse_judgement(text: str) -> Judgement:
     return Judgement(confused=True, questions=questions, types=types)
 
 
-_JSON_ARRAY = re.compile(r"\[.*\]", re.DOTALL)
-
-
 def parse_batch(text: str, count: int) -> tuple[dict[int, Judgement], dict[int, str]]:
     """Parse a batched answer: a JSON list with one object per numbered sentence.
 
@@ -121,24 +140,33 @@ def parse_batch(text: str, count: int) -> tuple[dict[int, Judgement], dict[int, 
 
     Returns:
         (judgements by 1-based sentence number, problems by sentence number). Sentences that
-        are missing from the answer appear in the problems. A reply that holds no JSON list
-        at all raises JudgementParseError.
+        are missing from the answer appear in the problems, and so do those an item names
+        by anything but an integer (`"sentence": true` names no sentence). A reply that holds
+        no JSON list, or one that does not parse (including nesting too deep for the parser
+        and numbers too long to convert), raises JudgementParseError.
     """
-    match = _JSON_ARRAY.search(text)
-    if match is None:
+    # The list runs from the first "[" to the last "]" (what a greedy `\[.*\]` finds, without
+    # its quadratic backtracking when no "]" follows).
+    start, end = text.find("["), text.rfind("]")
+    if start < 0 or end < start:
         raise JudgementParseError("the answer holds no JSON list")
     try:
-        items = json.loads(match.group(0))
+        items = json.loads(text[start : end + 1])
     except json.JSONDecodeError as exc:
         raise JudgementParseError(f"the JSON list does not parse: {exc.msg}") from None
+    except RecursionError:
+        raise JudgementParseError("the JSON list does not parse: nested too deep") from None
+    except ValueError:  # an integer past Python's 4,300-digit conversion limit
+        raise JudgementParseError("the JSON list does not parse: a number is too long") from None
     if not isinstance(items, list):
         raise JudgementParseError("the answer's JSON is not a list")
     judgements: dict[int, Judgement] = {}
     problems: dict[int, str] = {}
     for item in items:
-        if not isinstance(item, dict) or not isinstance(item.get("sentence"), int):
+        sentence = item.get("sentence") if isinstance(item, dict) else None
+        if not isinstance(sentence, int) or isinstance(sentence, bool):
             continue  # unattributable; the sentence it meant shows up as missing
-        number = item["sentence"]
+        number = sentence
         if not 1 <= number <= count or number in judgements:
             continue
         try:
@@ -162,12 +190,15 @@ def _judgement_from_item(item: dict[str, object]) -> Judgement:
         raw_types = [raw_types]
     if not isinstance(raw_types, list) or not raw_types:
         raise JudgementParseError("a confusion needs a non-empty 'types' list")
-    types = parse_types(", ".join(str(t) for t in raw_types))
+    if not all(isinstance(t, str) for t in raw_types):
+        raise JudgementParseError("'types' must be a list of type names")
+    types = parse_types(", ".join(raw_types))
     raw_questions = item.get("questions") or []
     if isinstance(raw_questions, str):
         raw_questions = [raw_questions]
+    # Only text counts as a question (a nested list or object is dropped, never printed).
     questions = (
-        [str(q).strip() for q in raw_questions if str(q).strip()]
+        [q.strip() for q in raw_questions if isinstance(q, str) and q.strip()]
         if isinstance(raw_questions, list)
         else []
     )

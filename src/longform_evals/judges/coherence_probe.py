@@ -10,6 +10,7 @@ first answer token's log-probabilities; and a type is flagged when that probabil
 a threshold calibrated, for that judge model, on a separate split of a planted-error set
 (`benchmarks/booookscore_judge.py --calibrate`). Probes that showed no signal in calibration
 are switched off, so the judge reports only the kinds of confusion it can actually see.
+A sentence counts only when every active probe gave a yes/no answer (`verdict_from_probes`).
 
 Prompts are prefix-stable: instructions, the earlier text, the sentence, then the question, so
 the probes of one sentence share everything but the question, and consecutive sentences
@@ -144,29 +145,45 @@ def verdict_from_probes(
     p_yes: dict[str, float | None],
     thresholds: dict[str, ProbeThreshold],
 ) -> SentenceVerdict:
-    """Flag every enabled probe whose signal reaches its threshold (unasked probes skipped)."""
+    """Flag every enabled probe whose signal reaches its threshold (unasked probes skipped).
+
+    The sentence is read only when every active probe (asked and enabled) gave a readable
+    answer, and at least one asked probe did: a partial verdict is a parse failure, with the
+    unreadable probes named in `problems`, so the scorer leaves the sentence out of the score.
+    An unreadable disabled probe is noted in `problems` but does not stop the reading.
+    """
     verdict = SentenceVerdict(index=index, sentence=sentence, attempts=len(p_yes))
     signals: dict[str, float] = {}
+    unread_active: list[str] = []
     for probe in PROBES:
         if probe.name not in p_yes:
             continue
         p = p_yes[probe.name]
         if p is None:
             verdict.problems.append(f"probe {probe.name}: the answer was neither yes nor no")
+            if thresholds[probe.name].enabled:
+                unread_active.append(probe.name)
             continue
         signals[probe.error_type] = probe_signal(p, probe)
     verdict.type_probabilities = signals
+    if unread_active:
+        active = sum(1 for p in PROBES if p.name in p_yes and thresholds[p.name].enabled)
+        verdict.problems.append(
+            f"unread: {len(unread_active)} of {active} active probes unreadable "
+            f"({', '.join(unread_active)})"
+        )
+        return verdict
     if not signals:
         return verdict  # nothing readable: a parse failure
     verdict.parsed = True
-    active = [
+    active_signals = [
         (p, signals[p.error_type])
         for p in PROBES
         if p.error_type in signals and thresholds[p.name].enabled
     ]
-    verdict.types = [p.error_type for p, s in active if s >= thresholds[p.name].threshold]
+    verdict.types = [p.error_type for p, s in active_signals if s >= thresholds[p.name].threshold]
     verdict.confused = bool(verdict.types)
-    verdict.p_confusion = max((s for _, s in active), default=0.0)
+    verdict.p_confusion = max((s for _, s in active_signals), default=0.0)
     return verdict
 
 

@@ -1,4 +1,16 @@
-"""Reading a judge's yes/no answer: as a probability from log-probabilities, or from the text."""
+"""Reading a judge's yes/no answer: as a probability from log-probabilities, or from the text.
+
+Log-probabilities: a token is a yes (or a no) only when it is that whole word, in any case,
+with leading whitespace and trailing punctuation allowed (" Yes", "YES", "no.", "Yes,"); a token
+that merely starts with the letters ("Not", "Nothing", "Yesterday", "None") is neither.
+
+Text: the leading yes/no word is the verdict (after punctuation and markdown); without one, the
+only kind of verdict word the answer contains is. An answer that also gives the other verdict is
+hedged or double and unreadable (None): "Yes, but no.", "Yes or no", "yes/no", "No. Actually,
+yes." A "no" followed by a word is a determiner ("no evidence", "no one"), not a verdict, so an
+explanation after the verdict stays readable: "Yes, there is no contradiction.", "No, the text
+never says that."
+"""
 
 from __future__ import annotations
 
@@ -7,23 +19,28 @@ import re
 
 from inspect_ai.model import ModelOutput
 
-_YES = re.compile(r"^\W*yes\b", re.IGNORECASE)
-_NO = re.compile(r"^\W*no\b", re.IGNORECASE)
-_YES_WORD = re.compile(r"\byes\b", re.IGNORECASE)
-_NO_WORD = re.compile(r"\bno\b", re.IGNORECASE)
+_TOKEN = re.compile(r"\s*(yes|no)[^\w\s]*\s*", re.IGNORECASE)
+_LEADING = re.compile(r"[\W_]*(yes|no)\b", re.IGNORECASE)
+YES_VERDICT = re.compile(r"\byes\b", re.IGNORECASE)
+"""Any "yes" word is a yes verdict."""
+NO_VERDICT = re.compile(r"\bno\b(?![-'\u2019]|[ \t]+[^\W\d_])", re.IGNORECASE)
+"""A "no" not followed by a word ("no evidence" is a determiner, "no." or "no, it" a verdict)."""
+
+
+def token_word(token: str) -> str | None:
+    """The word "yes" or "no" when the token is that whole word (module docstring), else None."""
+    match = _TOKEN.fullmatch(token)
+    return match.group(1).lower() if match else None
 
 
 def parse_yes_no(text: str) -> float | None:
-    """1.0 for a yes, 0.0 for a no, None when the answer is neither.
-
-    An answer that starts with yes/no decides; otherwise one that contains exactly one of the
-    two words does (as the reference code of the positional-bias paper reads answers).
-    """
-    if _YES.match(text):
-        return 1.0
-    if _NO.match(text):
-        return 0.0
-    has_yes, has_no = bool(_YES_WORD.search(text)), bool(_NO_WORD.search(text))
+    """1.0 for a yes, 0.0 for a no, None when the answer is neither, or both (the module rule)."""
+    leading = _LEADING.match(text)
+    has_yes, has_no = bool(YES_VERDICT.search(text)), bool(NO_VERDICT.search(text))
+    if leading:
+        if leading.group(1).lower() == "yes":
+            return None if has_no else 1.0
+        return None if has_yes else 0.0
     if has_yes != has_no:
         return 1.0 if has_yes else 0.0
     return None
@@ -32,7 +49,8 @@ def parse_yes_no(text: str) -> float | None:
 def p_yes_from_logprobs(output: ModelOutput) -> float | None:
     """P(yes) / (P(yes) + P(no)) over the first answer token's top log-probabilities.
 
-    None when the provider returned no log-probabilities or neither word is among them.
+    Only whole-word tokens count (see the module docstring). None when the provider returned
+    no log-probabilities or neither word is among them.
     """
     logprobs = output.choices[0].logprobs if output.choices else None
     if not logprobs or not logprobs.content:
@@ -41,10 +59,10 @@ def p_yes_from_logprobs(output: ModelOutput) -> float | None:
     candidates = [(t.token, t.logprob) for t in first.top_logprobs or []]
     yes = no = 0.0
     for token, logprob in candidates or [(first.token, first.logprob)]:
-        word = token.strip().lower()
-        if word.startswith("yes"):
+        word = token_word(token)
+        if word == "yes":
             yes += math.exp(logprob)
-        elif word.startswith("no"):
+        elif word == "no":
             no += math.exp(logprob)
     return yes / (yes + no) if yes + no > 0 else None
 

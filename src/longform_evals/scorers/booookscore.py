@@ -3,8 +3,9 @@
     score(S) = 100 x (sentences judged "no confusion") / (sentences whose verdict was read)
 
 The judge is the `grader` model role (the evaluated model when no role is bound). Sentences
-whose verdict could not be read after the bounded retries are parse failures: excluded from
-the denominator, reported as their own rate, and listed in the metadata. This follows the
+whose verdict could not be read after the bounded retries (in `probe` mode: some active probe
+gave no yes/no answer) are parse failures: excluded from the numerator and the denominator,
+reported as their own rate, and listed in the metadata with the reason. This follows the
 paper's formula (every sentence of the summary is a unit, however many questions it gets),
 not the reference code's `get_score`, which divides by the number of flagged sentences.
 """

@@ -47,7 +47,7 @@ from longform_evals.judges.rater_calibration import (
     load_rater_calibration,
     resolve_rule,
 )
-from longform_evals.judges.yes_no import p_yes_from_logprobs
+from longform_evals.judges.yes_no import NO_VERDICT, YES_VERDICT, p_yes_from_logprobs
 from longform_evals.prompts import load_prompt
 from longform_evals.scorers.limited import unless_limited
 from longform_evals.scorers.rouge import reference_texts
@@ -66,8 +66,6 @@ _START = re.compile(
     r"^[\W_]*(?:(?P<yes>yes)|(?P<partial>partial(?:ly)?|partly)|(?P<no>no))\b", re.IGNORECASE
 )
 _PARTIAL = re.compile(r"\b(?:partial(?:ly)?|partly|in\s+part)\b", re.IGNORECASE)
-_YES = re.compile(r"\byes\b", re.IGNORECASE)
-_NO = re.compile(r"\bno\b", re.IGNORECASE)
 
 
 def parse_verdict(text: str) -> Verdict | None:
@@ -75,21 +73,29 @@ def parse_verdict(text: str) -> Verdict | None:
 
     The verdict word at the start decides (after markdown, punctuation and a label such as
     "Verdict:"); a "yes" whose first line also says "partially" is partial. Otherwise the text
-    decides when it mentions only one kind of verdict. Anything else is None.
+    decides when it mentions only one kind of verdict. A yes or partial answer that also says
+    no, or a no that also says yes, is hedged or double and None ("Yes, but no.", "Yes or no",
+    "yes/no"); a "no" followed by a word is no verdict ("Yes. There is no difference." is yes;
+    see `longform_evals.judges.yes_no`). Anything else is None.
     """
     body = _LABEL.sub("", text.strip(), count=1)
+    has_yes, has_no = bool(YES_VERDICT.search(body)), bool(NO_VERDICT.search(body))
     start = _START.match(body)
     if start:
+        if start.group("no"):
+            return None if has_yes else "no"
+        if has_no:
+            return None
         if start.group("yes"):
             first_line = body[start.end() :].split("\n", 1)[0]
             return "partial" if _PARTIAL.search(first_line) else "yes"
-        return "partial" if start.group("partial") else "no"
+        return "partial"
     kinds: set[Verdict] = set()
     if _PARTIAL.search(body):
         kinds.add("partial")
-    elif _YES.search(body):
+    elif has_yes:
         kinds.add("yes")
-    if _NO.search(body):
+    if has_no:
         kinds.add("no")
     return kinds.pop() if len(kinds) == 1 else None
 

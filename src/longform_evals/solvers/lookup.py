@@ -5,6 +5,12 @@ Page numbers are 0-based, as in the paper's examples (``<Page 0>`` is the first 
 A run of more than :data:`MAX_PAGE_DIGITS` digits in a reply is no page number (Python would
 refuse to convert one of thousands of digits): it is read as :data:`UNREADABLE_PAGE`, which no
 page has, so it is counted like a request for a page that does not exist.
+
+A range in a phrase naming pages ("Pages 0 through 5", "pages 2-4", "page 3 to 6") is read as
+every page in it, in the order written, so :func:`choose_pages` caps it at the page budget and
+counts each page past the budget as a problem, exactly as for a list of those pages. A range
+of more than :data:`MAX_RANGE_PAGES` pages (or with an endpoint too long to read) is
+:data:`UNREADABLE_RANGE`, one problem, instead of a list no document could hold.
 """
 
 from __future__ import annotations
@@ -15,7 +21,9 @@ from dataclasses import dataclass, field
 
 __all__ = [
     "MAX_PAGE_DIGITS",
+    "MAX_RANGE_PAGES",
     "UNREADABLE_PAGE",
+    "UNREADABLE_RANGE",
     "PageRequest",
     "Selection",
     "choose_pages",
@@ -24,13 +32,18 @@ __all__ = [
     "parse_page_request",
 ]
 
-_LIST = re.compile(r"\[\s*((?:\d+\s*,\s*)*\d+)?\s*,?\s*\]")
+# No two whitespace runs can match the same spaces, so a long reply cannot make it backtrack.
+_LIST = re.compile(r"\[\s*(?:(\d+(?:\s*,\s*\d+)*)\s*)?(?:,\s*)?\]")
 _STOP = re.compile(r"\bSTOP\b")
+_RANGE_TO = r"\s*(?:-|\u2013|\u2014|\bto\b|\bthrough\b|\bthru\b)\s*"
+_ITEM = re.compile(rf"(?i)(\d+)(?:{_RANGE_TO}(\d+))?")
 _PAGE_WORDS = re.compile(
-    r"(?i)\bpages?\s*(?:#|no\.?|number)?\s*"
-    r"(\d+(?:\s*(?:,|&|\band\b|\bor\b)\s*(?:pages?\s*)?\d+)*)"
+    r"(?i)\bpages?\s*(?:(?:#|no\.?|number)\s*)?"
+    rf"(\d+(?:{_RANGE_TO}\d+)?(?:\s*(?:,|&|\band\b|\bor\b)\s*(?:pages?\s*)?\d+"
+    rf"(?:{_RANGE_TO}\d+)?)*)"
 )
-_BARE = re.compile(r"\s*(\d+(?:\s*(?:,|\band\b)\s*\d+)*)\s*\.?\s*")
+# Matched against the stripped reply: no two whitespace runs meet (no quadratic backtracking).
+_BARE = re.compile(r"(\d+(?:\s*(?:,|\band\b)\s*\d+)*)(?:\s*\.)?")
 _INT = re.compile(r"\d+")
 
 MAX_PAGE_DIGITS = 12
@@ -39,14 +52,21 @@ MAX_PAGE_DIGITS = 12
 UNREADABLE_PAGE = -1
 """Stands for a digit run too long to be a page number; no page has it."""
 
+MAX_RANGE_PAGES = 1000
+"""Most pages a range ("pages 0 through 5") is read as; a longer one is :data:`UNREADABLE_RANGE`."""
+
+UNREADABLE_RANGE = -2
+"""Stands for a page range too long to read as pages; no page has it."""
+
 
 @dataclass(frozen=True)
 class PageRequest:
     """What a look-up reply asks for.
 
     Attributes:
-        pages: Page numbers in the order written (duplicates and out-of-range ones kept; a
-            number too long to read is :data:`UNREADABLE_PAGE`).
+        pages: Page numbers in the order written, ranges expanded (duplicates and
+            out-of-range ones kept; a number too long to read is :data:`UNREADABLE_PAGE`, a
+            range too long to expand :data:`UNREADABLE_RANGE`).
         stop: The reply asks to stop looking up (``STOP``), or for no page (``[]``).
         understood: False when the reply holds neither page numbers nor a stop.
     """
@@ -56,19 +76,42 @@ class PageRequest:
     understood: bool = True
 
 
+def _int(digits: str) -> int:
+    return int(digits) if len(digits) <= MAX_PAGE_DIGITS else UNREADABLE_PAGE
+
+
 def _ints(text: str | None) -> tuple[int, ...]:
-    return tuple(
-        int(n) if len(n) <= MAX_PAGE_DIGITS else UNREADABLE_PAGE for n in _INT.findall(text or "")
-    )
+    return tuple(_int(n) for n in _INT.findall(text or ""))
+
+
+def _pages_and_ranges(text: str) -> tuple[int, ...]:
+    """Page numbers of a phrase naming pages, each range expanded (see the module docstring)."""
+    pages: list[int] = []
+    for m in _ITEM.finditer(text):
+        first = _int(m.group(1))
+        if m.group(2) is None:
+            pages.append(first)
+            continue
+        last = _int(m.group(2))
+        if UNREADABLE_PAGE in (first, last) or abs(last - first) >= MAX_RANGE_PAGES:
+            pages.append(UNREADABLE_RANGE)
+        else:
+            step = 1 if last >= first else -1
+            pages.extend(range(first, last + step, step))
+    return tuple(pages)
 
 
 def _page(page: int) -> str:
     if page == UNREADABLE_PAGE:
         return f"a page number of over {MAX_PAGE_DIGITS} digits"
+    if page == UNREADABLE_RANGE:
+        return f"a page range of over {MAX_RANGE_PAGES} pages"
     return f"page {page}"
 
 
 def _missing(page: int, n_pages: int) -> str:
+    if page == UNREADABLE_RANGE:
+        return f"{_page(page)} is not read (pages 0-{n_pages - 1})"
     return f"{_page(page)} does not exist (pages 0-{n_pages - 1})"
 
 
@@ -77,8 +120,9 @@ def parse_page_request(reply: str) -> PageRequest:
 
     Models reason first and decide last, so the last decision counts: the last bracketed list
     (``[2, 5]``; ``[]`` means no page) or ``STOP``, whichever comes later. Without either,
-    the last phrase naming pages (``Pages 3 and 7``, ``<Page 4>``), and finally a reply that
-    is only numbers (``3, 7``). Anything else is not understood.
+    the last phrase naming pages (``Pages 3 and 7``, ``<Page 4>``, ``Pages 0 through 5``: a
+    range is every page in it), and finally a reply that is only numbers (``3, 7``). Anything
+    else is not understood.
     """
     decisions: list[tuple[int, PageRequest]] = [
         (m.start(), PageRequest(_ints(m.group(1)), stop=not m.group(1)))
@@ -89,8 +133,8 @@ def parse_page_request(reply: str) -> PageRequest:
         return max(decisions, key=lambda d: d[0])[1]
     named = _PAGE_WORDS.findall(reply)
     if named:
-        return PageRequest(_ints(named[-1]))
-    bare = _BARE.fullmatch(reply)
+        return PageRequest(_pages_and_ranges(named[-1]))
+    bare = _BARE.fullmatch(reply.strip())
     if bare:
         return PageRequest(_ints(bare.group(1)))
     return PageRequest(understood=False)
