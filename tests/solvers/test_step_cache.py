@@ -13,9 +13,10 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import CachePolicy, get_model
 from inspect_ai.solver import TaskState
 
+from longform_evals.models.identity import IDENTITY_SCOPE, model_identity
 from longform_evals.models.scripted import ScriptedModelAPI
 from longform_evals.solvers import full_context, hierarchical_merge
-from longform_evals.solvers.step_cache import model_args_fingerprint, step_cache
+from longform_evals.solvers.step_cache import step_cache
 from solvers.summary_support import CHUNK, MERGE, MERGE_CONTEXT, make_book, obedient
 
 RunEval = Callable[..., Any]
@@ -71,8 +72,7 @@ def test_a_retry_with_the_same_prompt_is_not_answered_from_the_cache(run_eval: R
 def test_cache_keys_differ_by_sample_try_and_model_arguments() -> None:
     plain = get_model("scripted/args", default_response="a", memoize=False)
     other = get_model("scripted/args", default_response="b", memoize=False)
-    assert model_args_fingerprint(plain) != model_args_fingerprint(other) != ""
-    assert model_args_fingerprint(get_model("scripted/none", memoize=False)) == ""
+    assert model_identity(plain) != model_identity(other)
 
     def scopes(sample_id: str, model: Any, attempt: int) -> dict[str, str]:
         state = cast(TaskState, SimpleNamespace(sample_id=sample_id))
@@ -82,6 +82,7 @@ def test_cache_keys_differ_by_sample_try_and_model_arguments() -> None:
         return policy.scopes
 
     base = scopes("a", plain, 0)
+    assert base[IDENTITY_SCOPE] == model_identity(plain)
     assert len({str(base), str(scopes("b", plain, 0)), str(scopes("a", plain, 1))}) == 3
     assert base != scopes("a", other, 0)
     assert step_cache(cast(TaskState, SimpleNamespace(sample_id="a")), plain, False) is False

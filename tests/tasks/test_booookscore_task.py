@@ -113,11 +113,11 @@ def test_score_only_reuses_cached_verdicts_without_new_calls(tmp_path: Path) -> 
 
     path = tmp_path / "summaries.jsonl"
     path.write_text(json.dumps({"id": "frost", "summary": SUMMARY}) + "\n")
-    # A judge that would now flag everything: the cached answers must win.
-    flag_all = [{"pattern": ".", "response": "Questions: ?\nTypes: salience"}]
+    # The same judge (same name and rules) scores from its cache; a judge with other
+    # rules under the same name would not (tests/models/test_identity.py).
     rescore = booookscore(score_only=True, data=str(path), judge_mode="sentence")
     [second] = inspect_eval(
-        rescore, model=_model(flag_all, "scripted/cached"), log_dir=str(tmp_path)
+        rescore, model=_model(flag_first, "scripted/cached"), log_dir=str(tmp_path)
     )
     assert second.status == "success", second.error
     assert second.samples

@@ -40,6 +40,7 @@ from longform_evals.judges.demonstrations import (
     render_for_batches,
     render_for_sentences,
 )
+from longform_evals.models.identity import cache_policy
 from longform_evals.progress import BOARD, JUDGE_PHASE
 from longform_evals.prompts import load_prompt
 
@@ -84,10 +85,10 @@ def _config(settings: JudgeSettings, max_tokens: int) -> GenerateConfig:
     return GenerateConfig(temperature=settings.temperature, max_tokens=max_tokens)
 
 
-def _cache(settings: JudgeSettings) -> CachePolicy | bool:
+def _cache(model: Model, settings: JudgeSettings) -> CachePolicy | bool:
     # Verdicts are deterministic at temperature 0: caching them lets a summary be re-scored
     # (score_only, `inspect score`) without new calls.
-    return CachePolicy(expiry=None) if settings.cache else False
+    return cache_policy(model, settings.cache)
 
 
 async def judge_summary(
@@ -142,7 +143,7 @@ async def _judge_one(
     BOARD.plan(JUDGE_PHASE, 1)
     for _ in range(settings.max_attempts):
         output = await model.generate(
-            messages, config=_config(settings, settings.max_tokens), cache=_cache(settings)
+            messages, config=_config(settings, settings.max_tokens), cache=_cache(model, settings)
         )
         BOARD.done(JUDGE_PHASE)
         verdict.attempts += 1
@@ -202,7 +203,7 @@ async def _judge_batch(
         output = await model.generate(
             messages,
             config=_config(settings, settings.max_tokens * len(batch)),
-            cache=_cache(settings),
+            cache=_cache(model, settings),
         )
         BOARD.done(JUDGE_PHASE)
         for n in pending:

@@ -25,11 +25,12 @@ from functools import lru_cache
 from typing import Any, Literal
 
 from inspect_ai.log import transcript
-from inspect_ai.model import CachePolicy, GenerateConfig, Model
+from inspect_ai.model import GenerateConfig, Model
 
 from longform_evals.judges.calibration_files import read_calibration
 from longform_evals.judges.coherence import SentenceVerdict
 from longform_evals.judges.yes_no import p_yes_from_output
+from longform_evals.models.identity import cache_policy
 from longform_evals.progress import BOARD, JUDGE_PHASE
 from longform_evals.prompts import load_prompt
 
@@ -121,7 +122,7 @@ async def probe_sentence(
     config = GenerateConfig(
         temperature=0.0, max_tokens=1, logprobs=True, top_logprobs=settings.top_logprobs
     )
-    cache: CachePolicy | bool = CachePolicy(expiry=None) if settings.cache else False
+    cache = cache_policy(model, settings.cache)
     prompts = [
         frame.render(
             earlier=earlier,

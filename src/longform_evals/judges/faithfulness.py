@@ -13,9 +13,10 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 
-from inspect_ai.model import CachePolicy, GenerateConfig, Model
+from inspect_ai.model import GenerateConfig, Model
 
 from longform_evals.judges.yes_no import p_yes_from_logprobs, parse_yes_no
+from longform_evals.models.identity import cache_policy
 from longform_evals.prompts import load_prompt
 
 JUDGE_PROMPTS: tuple[str, ...] = ("judge", "judge_examples")
@@ -73,7 +74,7 @@ async def judge_support(
         logprobs=settings.logprobs or None,
         top_logprobs=settings.top_logprobs if settings.logprobs else None,
     )
-    cache: CachePolicy | bool = CachePolicy(expiry=None) if settings.cache else False
+    cache = cache_policy(model, settings.cache)
     output = await model.generate(prompt, config=config, cache=cache)
     p = p_yes_from_logprobs(output) if settings.logprobs else None
     if p is not None:

@@ -32,7 +32,6 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import anyio.to_thread
 from inspect_ai.model import (
-    CachePolicy,
     ChatMessage,
     ChatMessageSystem,
     ChatMessageUser,
@@ -50,6 +49,7 @@ from longform_evals.judges.minicheck_chunking import (
     word_count,
 )
 from longform_evals.judges.yes_no import p_yes_from_logprobs, parse_yes_no
+from longform_evals.models.identity import cache_policy
 from longform_evals.text import TokenizerLike, get_tokenizer
 
 if TYPE_CHECKING:
@@ -339,8 +339,10 @@ class MiniCheckLLMJudge:
         config = GenerateConfig(
             temperature=0.0, max_tokens=1, logprobs=True, top_logprobs=self.top_logprobs
         )
-        cache: CachePolicy | bool = CachePolicy(expiry=None) if self.cache else False
-        output = await self.model().generate(messages, config=config, cache=cache)
+        model = self.model()
+        output = await model.generate(
+            messages, config=config, cache=cache_policy(model, self.cache)
+        )
         p = p_yes_from_logprobs(output)
         if p is None:
             p = parse_yes_no(output.completion.strip())

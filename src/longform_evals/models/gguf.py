@@ -44,6 +44,7 @@ from longform_evals.models.gguf_files import (
     MODELS,
     ModelFileError,
     check_gguf_header,
+    fingerprint_of,
     get_spec,
     resolve_model_file,
     verify_file,
@@ -176,10 +177,14 @@ class GGUFModelAPI(ModelAPI):
             check_gguf_header(path)
             if sha256:
                 verify_file(path, str(sha256), stamp_dir_writable=os.access(path.parent, os.W_OK))
+            # Without a digest the file's fingerprint stands for its content (an edited or
+            # replaced file under the same path is another model).
+            self.file_digest = str(sha256) if sha256 else f"fingerprint:{fingerprint_of(path)}"
             train_ctx = MODELS[model_name].n_ctx_train if model_name in MODELS else DEFAULT_N_CTX
         else:
             spec = get_spec(model_name)
             path = resolve_model_file(model_name)
+            self.file_digest = spec.sha256
             check_gguf_header(path)
             train_ctx = spec.n_ctx_train
         self.n_ctx = int(n_ctx) if n_ctx is not None else min(DEFAULT_N_CTX, train_ctx)
@@ -192,6 +197,11 @@ class GGUFModelAPI(ModelAPI):
         self._tokenizer_name = "qwen3" if "qwen" in model_name.lower() else "cl100k_base"
         # Running totals over this instance's calls, for benchmarks and quick checks.
         self.totals = {"calls": 0, "prompt_tokens": 0, "cached_tokens": 0, "output_tokens": 0}
+
+    def identity(self) -> str:
+        """What makes this model's outputs: the digest of the loaded file (see
+        :mod:`longform_evals.models.identity`)."""
+        return self.file_digest
 
     def max_tokens(self) -> int | None:
         return DEFAULT_MAX_TOKENS

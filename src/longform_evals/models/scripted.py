@@ -285,6 +285,12 @@ class ScriptedModelAPI(ModelAPI):
         """The rules, in matching order (without the default)."""
         return [r.rule for r in self._rules]
 
+    def identity(self) -> str:
+        """The rules and default response (see :mod:`longform_evals.models.identity`): two
+        scripted models under one name with other rules answer differently."""
+        rules = [r.rule for r in self._rules]
+        return repr((rules, self._default.rule if self._default else None))
+
     def reset(self) -> None:
         """Forget recorded calls and restart every rule's response sequence."""
         with self._lock:

@@ -48,6 +48,7 @@ from longform_evals.judges.rater_calibration import (
     resolve_rule,
 )
 from longform_evals.judges.yes_no import NO_VERDICT, YES_VERDICT, p_yes_from_logprobs
+from longform_evals.models.identity import cache_policy
 from longform_evals.prompts import load_prompt
 from longform_evals.scorers.limited import unless_limited
 from longform_evals.scorers.rouge import reference_texts
@@ -184,7 +185,9 @@ async def ask_rater(
     messages: list[ChatMessage] = [ChatMessageUser(content=prompt)]
     answers: list[str] = []
     for _ in (1, 2):
-        output = await model.generate(messages, config=config, cache=settings.cache)
+        output = await model.generate(
+            messages, config=config, cache=cache_policy(model, settings.cache)
+        )
         answers.append(output.completion)
         verdict = parse_verdict(output.completion)
         p_yes = p_yes_from_logprobs(output) if settings.logprobs else None

@@ -28,6 +28,7 @@ import anyio
 from inspect_ai.model import CachePolicy, GenerateConfig, Model, ModelAPI
 from inspect_ai.util import collect
 
+from longform_evals.models.identity import cache_policy
 from longform_evals.prompts import load_prompt
 from longform_evals.solvers.limits import count_words
 from longform_evals.solvers.pagination import Window, page_limits, paginate
@@ -114,8 +115,8 @@ class MemorySettings:
             metadata.get("dataset"), metadata.get("doc_kind"), self.min_words, self.max_words
         )
 
-    def policy(self) -> CachePolicy | bool:
-        return CachePolicy(expiry=None) if self.cache else False
+    def policy(self, model: Model) -> CachePolicy | bool:
+        return cache_policy(model, self.cache)
 
 
 @dataclass(frozen=True)
@@ -216,7 +217,7 @@ async def document_pages(
             nonlocal prompt_words
             prompt = template.render(passage=passage)
             prompt_words += words(prompt)
-            output = await model.generate(prompt, config=config, cache=settings.policy())
+            output = await model.generate(prompt, config=config, cache=settings.policy(model))
             return output.completion
 
         result = await paginate(document, low, high, choose)
@@ -265,7 +266,7 @@ async def document_gists(
         config = GenerateConfig(
             temperature=0.0, max_tokens=gist_token_cap(page, settings.gist_max_tokens)
         )
-        output = await model.generate(render(page), config=config, cache=settings.policy())
+        output = await model.generate(render(page), config=config, cache=settings.policy(model))
         text = _GIST_LABEL.sub("", output.completion, count=1).strip()
         cut = output.stop_reason in ("max_tokens", "model_length")
         return (drop_unfinished_sentence(text) if cut else text), cut
