@@ -33,8 +33,12 @@ from longform_evals.judges.coherence import JudgeSettings, judge_summary
 from longform_evals.tasks.booookscore import booookscore
 from longform_evals.text import split_sentences
 
-_TAIL_STABLE = 'Summary:\n{summary}\n\nSentence to judge: "{sentence}"'
-_TAIL_SENTENCE_FIRST = 'Sentence to judge: "{sentence}"\n\nSummary:\n{summary}'
+_TAIL_STABLE = (
+    "<summary>\n{summary}\n</summary>\n\nSentence to judge:\n<sentence>\n{sentence}\n</sentence>"
+)
+_TAIL_SENTENCE_FIRST = (
+    "Sentence to judge:\n<sentence>\n{sentence}\n</sentence>\n\n<summary>\n{summary}\n</summary>"
+)
 
 
 def bundled_summary() -> tuple[str, list[str]]:

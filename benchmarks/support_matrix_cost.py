@@ -55,7 +55,7 @@ async def part_a(latency: float) -> None:
     yes = {"Yes": -0.2, "No": -1.7}
     judge = get_model(
         "scripted/judge",
-        rules=[{"pattern": "Statement:", "response": "Yes.", "top_logprobs": yes}],
+        rules=[{"pattern": "<statement>", "response": "Yes.", "top_logprobs": yes}],
         latency=latency,
         memoize=False,
     )

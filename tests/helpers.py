@@ -35,7 +35,7 @@ def local_model_or_skip(name: str) -> Model:
 OFFLINE_SUMMARY = "Ines Calloway studies a frozen orchard. She finds a faulty sensor."
 OFFLINE_RULES: list[dict[str, Any]] = [
     # faithfulness judge (longformfact, positional_bias): "supported", with log-probabilities
-    {"pattern": "Statement:", "response": "Yes.", "top_logprobs": {"Yes": -0.1, "No": -2.4}},
+    {"pattern": "<statement>", "response": "Yes.", "top_logprobs": {"Yes": -0.1, "No": -2.4}},
     # BooookScore judge, sentence mode (what a non-gguf judge gets)
     {"pattern": "Sentence to judge", "response": "No confusion."},
     # ReadAgent: pause at the first break point offered, gist, look up page 0, answer

@@ -101,7 +101,7 @@ def test_hedged_or_double_text_answers_are_unreadable(text: str, expected: float
 
 
 def _judge(response: str, top: dict[str, float] | None, logprobs: bool) -> tuple[float | None, str]:
-    rule: dict[str, object] = {"pattern": "Statement:", "response": response}
+    rule: dict[str, object] = {"pattern": "<statement>", "response": response}
     if top is not None:
         rule["top_logprobs"] = top
     model = get_model("scripted/faithfulness", rules=[rule], memoize=False)

@@ -66,7 +66,7 @@ def _score(log: EvalLog) -> tuple[dict[str, float], dict[str, Any]]:
 def test_sentence_mode_end_to_end(tmp_path: Path) -> None:
     rules = [
         {
-            "pattern": 'Sentence to judge: "Marguerite',
+            "pattern": "Sentence to judge:\n<sentence>\nMarguerite",
             "response": "Questions: Who is Marguerite?\nTypes: entity_omission",
         },
         {"pattern": "Sentence to judge", "response": "No confusion."},
@@ -89,8 +89,8 @@ def test_malformed_answers_are_retried_then_counted(tmp_path: Path) -> None:
         },
         {"pattern": "could not be read: unknown error type", "response": "Types: vagueness"},
         # first answers
-        {"pattern": 'Sentence to judge: "Marguerite', "response": "It is a bit odd."},
-        {"pattern": 'Sentence to judge: "A storm', "response": "Types: vagueness"},
+        {"pattern": "Sentence to judge:\n<sentence>\nMarguerite", "response": "It is a bit odd."},
+        {"pattern": "Sentence to judge:\n<sentence>\nA storm", "response": "Types: vagueness"},
         {"pattern": "Sentence to judge", "response": "No confusion."},
     ]
     value, meta = _score(_run(tmp_path, rules, mode="sentence", max_attempts=3))
@@ -136,7 +136,7 @@ def test_probe_mode_reads_log_probabilities(tmp_path: Path) -> None:
     rules = [
         # The third sentence's "introduced" probe says No (entity never introduced).
         {
-            "pattern": "(?s)New sentence: Marguerite.*Is every person named",
+            "pattern": "(?s)<sentence>\nMarguerite.*Is every person named",
             "response": "No",
             "top_logprobs": no,
         },

@@ -27,7 +27,7 @@ DOCS = [
 SUMMARY = "It approved the new budget. Repairs will start in May. The mayor resigned."
 # Matches both templates: `judge` (question after the statement) and `judge_examples`
 # ("Answer:" after it; its worked examples sit under "Example source text:", lower case).
-_PAIR = re.compile(r"(?s)Source text:\n(.*)\n\nStatement: (.*?)\n")
+_PAIR = re.compile(r"(?s)<source>\n(.*)\n</source>\n\n<statement>\n(.*?)\n</statement>")
 
 
 def substring_judge(text: str, _: int) -> str:
@@ -46,7 +46,7 @@ def _run(tmp_path: Path, docs: list[str], summary: str, **kw: Any) -> EvalLog:
     task = Task(dataset=MemoryDataset([sample]), solver=given_summary(), scorer=faithfulness(**kw))
     model = get_model(
         "scripted/faith",
-        rules=[{"pattern": "Statement:", "response": substring_judge}],
+        rules=[{"pattern": "<statement>", "response": substring_judge}],
         memoize=False,
     )
     [log] = inspect_eval(task, model=model, log_dir=str(tmp_path))

@@ -113,7 +113,7 @@ def test_bounds_contain_every_completion_of_missing_verdicts(
 
 
 QUESTION = "Where did the keeper hide the ledger?"
-_PAIR = re.compile(r"(?s)Reference answer: (.*?)\n\nThe reader's answer: (.*?)\n\n")
+_PAIR = re.compile(r"(?s)<reference>\n(.*?)\n</reference>\n\n<answer>\n(.*?)\n</answer>")
 # (reference, reader's answer) -> (strict answer, permissive answer)
 VERDICTS = {
     ("under the floorboards", "beneath the floor"): ("YES", "Yes, partially"),
@@ -142,7 +142,7 @@ def grader() -> Model:
                 "response": ["Hmm.", "YES"],
                 "where": "all",
             },
-            {"pattern": "Reference answer:", "response": grader_answer, "where": "all"},
+            {"pattern": "<reference>", "response": grader_answer, "where": "all"},
         ],
         memoize=False,
     )
@@ -173,6 +173,12 @@ def _scores(log: EvalLog) -> dict[str, Score]:
     return {str(s.id): s.scores["llm_raters"] for s in log.samples if s.scores}
 
 
+def _ratings(score: Score) -> dict[str, Any]:
+    """LR-1, LR-2 and `unparsed` of a score (not its `scored` / unscorable counts)."""
+    assert isinstance(score.value, dict)
+    return {k: score.value[k] for k in ("lr1", "lr2", "unparsed")}
+
+
 SAMPLES = [
     _sample("strict", "beneath the floor", ["under the floorboards"]),
     _sample("permissive", "in the old chapel by the sea", ["in the chapel"]),
@@ -188,7 +194,7 @@ def test_ratings_end_to_end(tmp_path: Path) -> None:
     judge = grader()
     log = _run(tmp_path, SAMPLES, judge)
     scores = _scores(log)
-    values = {k: s.value for k, s in scores.items()}
+    values = {k: _ratings(s) for k, s in scores.items()}
     assert values["strict"] == {"lr1": 1, "lr2": 1, "unparsed": 0}  # exact via the strict rater
     assert values["permissive"] == {"lr1": 1, "lr2": 1, "unparsed": 0}  # via a plain "Yes."
     assert values["partial"] == {"lr1": 0, "lr2": 1, "unparsed": 0}
@@ -247,12 +253,12 @@ def test_prompts_keep_instructions_first_and_the_pair_last(tmp_path: Path) -> No
     assert isinstance(api, ScriptedModelAPI)
     for call in api.calls:
         prompt = call.prompt
-        assert prompt.index("Question:") < prompt.index("Reference answer:")
-        assert prompt.index("Reference answer:") < prompt.index("The reader's answer:")
+        assert prompt.index("<question>") < prompt.index("<reference>")
+        assert prompt.index("<reference>") < prompt.index("<answer>")
         assert QUESTION in prompt
     strict = sorted({c.prompt for c in api.calls if "(YES or NO)" in c.prompt})
     assert len(strict) == 2
-    prefix = strict[0][: strict[0].index("Question:")]
+    prefix = strict[0][: strict[0].index("<question>")]
     assert strict[1].startswith(prefix) and len(prefix) > 200
 
 
@@ -263,13 +269,14 @@ def test_rater_calls_are_cached(tmp_path: Path) -> None:
     api = again.api
     assert isinstance(api, ScriptedModelAPI)
     assert api.calls == []  # every verdict, retries included, came from the cache
-    assert scores["retried"].value == {"lr1": 1, "lr2": 1, "unparsed": 0}
+    assert _ratings(scores["retried"]) == {"lr1": 1, "lr2": 1, "unparsed": 0}
 
 
 def test_empty_answer_asks_no_rater(tmp_path: Path) -> None:
     judge = grader()
     scores = _scores(_run(tmp_path, [_sample("empty", " ", ["in the barn"])], judge))
-    assert scores["empty"].value == {"lr1": 0, "lr2": 0, "unparsed": 0}
+    # Not rated, so not a "no match": NaN, counted (see test_unscorable.py).
+    assert all(math.isnan(v) for v in _ratings(scores["empty"]).values())
     assert (scores["empty"].metadata or {})["empty_answer"] is True
     assert isinstance(judge.api, ScriptedModelAPI) and judge.api.calls == []
 
@@ -307,7 +314,7 @@ CALIBRATED = {
 def calibrated_grader() -> Model:
     rules: list[dict[str, Any]] = []
     for (reference, answer), (p_strict, p_permissive) in CALIBRATED.items():
-        pair = rf"(?s)Reference answer: {reference}\n\nThe reader's answer: {answer}\n\n"
+        pair = rf"(?s)<reference>\n{reference}\n</reference>\n\n<answer>\n{answer}\n</answer>"
         rules.append(
             {
                 "pattern": pair + r".*\(YES or NO\)",
@@ -336,7 +343,7 @@ def test_calibrated_rule_reads_p_yes_against_the_thresholds(tmp_path: Path) -> N
     judge = calibrated_grader()
     calibration = _calibration_file(tmp_path)
     scores = _scores(_run(tmp_path, CALIBRATED_SAMPLES, judge, calibration=calibration))
-    values = {k: s.value for k, s in scores.items()}
+    values = {k: _ratings(s) for k, s in scores.items()}
     assert values == {
         "exact": {"lr1": 1, "lr2": 1, "unparsed": 0},
         "partial": {"lr1": 0, "lr2": 1, "unparsed": 0},
@@ -369,7 +376,7 @@ def test_calibrated_rule_needs_a_calibration(tmp_path: Path) -> None:
 
 def test_auto_rule_without_calibration_reads_verdicts(tmp_path: Path) -> None:
     scores = _scores(_run(tmp_path, CALIBRATED_SAMPLES[2:], calibrated_grader()))
-    assert scores["none"].value == {"lr1": 1, "lr2": 1, "unparsed": 0}
+    assert _ratings(scores["none"]) == {"lr1": 1, "lr2": 1, "unparsed": 0}
     assert (scores["none"].metadata or {})["rule"] == "verdicts"
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +44,7 @@ def test_identical_paraphrase_and_wrong_answers(tmp_path: Path) -> None:
     samples = [Sample(id=k, input=k, target=[REFERENCE]) for k in ("same", "para", "wrong")]
     answers = {"same": REFERENCE, "para": PARAPHRASE, "wrong": WRONG}
     scores = _scores(_run(tmp_path, samples, answers))
-    assert scores["same"].value == {"rouge1": 1.0, "rouge2": 1.0, "rougeL": 1.0}
+    assert _values(scores["same"]) == {"rouge1": 1.0, "rouge2": 1.0, "rougeL": 1.0}
     para, wrong = scores["para"].value, scores["wrong"].value
     assert isinstance(para, dict) and isinstance(wrong, dict)
     for variant in ("rouge1", "rouge2", "rougeL"):
@@ -58,7 +59,7 @@ def test_best_reference_per_variant_and_mean_metrics(tmp_path: Path) -> None:
     ]
     log = _run(tmp_path, samples, {"two": REFERENCE, "one": REFERENCE})
     scores = _scores(log)
-    assert scores["two"].value == {"rouge1": 1.0, "rouge2": 1.0, "rougeL": 1.0}
+    assert _values(scores["two"]) == {"rouge1": 1.0, "rouge2": 1.0, "rougeL": 1.0}
     meta = scores["two"].metadata or {}
     assert meta["best_reference"] == {"rouge1": 1, "rouge2": 1, "rougeL": 1}
     assert len(meta["per_reference"]) == 2 and meta["per_reference"][0]["rouge1"] < 1.0
@@ -67,7 +68,8 @@ def test_best_reference_per_variant_and_mean_metrics(tmp_path: Path) -> None:
     one = scores["one"].value
     assert isinstance(one, dict)
     assert metrics["rouge1"]["mean"].value == pytest.approx((1.0 + float(one["rouge1"])) / 2)
-    assert set(metrics) == {"rouge1", "rouge2", "rougeL"}
+    assert set(metrics) == {"rouge1", "rouge2", "rougeL", "empty_summary", "no_sentences", "scored"}
+    assert set(metrics["scored"]) == {"longform_evals/count"}
 
 
 def test_string_target_and_metadata_references(tmp_path: Path) -> None:
@@ -76,13 +78,14 @@ def test_string_target_and_metadata_references(tmp_path: Path) -> None:
         Sample(id="meta", input="meta", metadata={"references": [WRONG, REFERENCE]}),
     ]
     scores = _scores(_run(tmp_path, samples, {"summary": REFERENCE, "meta": REFERENCE}))
-    assert scores["summary"].value == {"rouge1": 1.0, "rouge2": 1.0, "rougeL": 1.0}
-    assert scores["meta"].value == {"rouge1": 1.0, "rouge2": 1.0, "rougeL": 1.0}
+    assert _values(scores["summary"]) == {"rouge1": 1.0, "rouge2": 1.0, "rougeL": 1.0}
+    assert _values(scores["meta"]) == {"rouge1": 1.0, "rouge2": 1.0, "rougeL": 1.0}
 
 
 def _values(score: Score) -> dict[str, float]:
+    """The F-measures of a score (not its `scored` / unscorable counts)."""
     assert isinstance(score.value, dict)
-    return {k: float(v) for k, v in score.value.items()}
+    return {k: float(v) for k, v in score.value.items() if k.startswith("rouge")}
 
 
 def test_variants_and_stemming(tmp_path: Path) -> None:
@@ -94,9 +97,12 @@ def test_variants_and_stemming(tmp_path: Path) -> None:
     assert _values(plain["stem"]) == {"rouge1": pytest.approx(0.25)}
 
 
-def test_empty_answer_scores_zero_and_is_counted(tmp_path: Path) -> None:
+def test_empty_answer_is_not_scored_and_is_counted(tmp_path: Path) -> None:
     scores = _scores(_run(tmp_path, [Sample(id="e", input="e", target=[REFERENCE])], {"e": " "}))
-    assert scores["e"].value == {"rouge1": 0.0, "rouge2": 0.0, "rougeL": 0.0}
+    value = scores["e"].value
+    assert isinstance(value, dict)
+    assert all(math.isnan(value[v]) for v in ("rouge1", "rouge2", "rougeL"))
+    assert value["empty_summary"] == 1.0 and value["scored"] == 0.0
     assert (scores["e"].metadata or {})["empty_answer"] is True
 
 

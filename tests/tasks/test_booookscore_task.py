@@ -99,7 +99,7 @@ def test_a_judge_that_never_answers_in_format(tmp_path: Path) -> None:
 def test_score_only_reuses_cached_verdicts_without_new_calls(tmp_path: Path) -> None:
     flag_first = [
         {
-            "pattern": 'Sentence to judge: "Ines',
+            "pattern": "Sentence to judge:\n<sentence>\nInes",
             "response": "Questions: Why is she there?\nTypes: causal_omission",
         },
         JUDGE_OK,

@@ -18,7 +18,11 @@ def test_longformfact_reports_bacc_for_every_aggregation(shared_data: Path, tmp_
     judge = get_model(
         "scripted/lff",
         rules=[
-            {"pattern": "Statement:", "response": "Yes.", "top_logprobs": {"Yes": -0.1, "No": -2.4}}
+            {
+                "pattern": "<statement>",
+                "response": "Yes.",
+                "top_logprobs": {"Yes": -0.1, "No": -2.4},
+            }
         ],
         memoize=False,
     )
@@ -51,7 +55,7 @@ def test_orders_score_multi_document_summaries_under_each_order(
     assert len(task.dataset) == 18
     judge = get_model(
         "scripted/lff",
-        rules=[{"pattern": "Statement:", "response": "Yes.", "top_logprobs": YES}],
+        rules=[{"pattern": "<statement>", "response": "Yes.", "top_logprobs": YES}],
         memoize=False,
     )
     [log] = inspect_eval(task, model=judge, log_dir=str(tmp_path))

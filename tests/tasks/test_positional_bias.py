@@ -22,7 +22,9 @@ DOCS = [
     "Markets open early on Fridays.",
 ]
 HALLUCINATION = "The mayor resigned."
-_PAIR = re.compile(r"(?s)Source text:\n(.*)\n\nStatement: (.*?)\n\nIs the statement")
+_PAIR = re.compile(
+    r"(?s)<source>\n(.*)\n</source>\n\n<statement>\n(.*?)\n</statement>\n\nIs the statement"
+)
 _FIRST = re.compile(r"Document 1:\n(.*)")
 _QUOTED = re.compile(r'(?s)"""\n(.*?)\n"""')
 _SUMMARY_ITEM = re.compile(r"Summary \d+:\n")
@@ -57,7 +59,7 @@ def _model(prompts: list[str]) -> Model:
     return get_model(
         "scripted/posbias",
         rules=[
-            {"pattern": "Statement:", "response": substring_judge},
+            {"pattern": "<statement>", "response": substring_judge},
             {"pattern": "Summarize the documents in at most", "response": summarize},
             {"pattern": "Summarize the document in at most", "response": _copy_quoted},
             {"pattern": "Combine them into one summary", "response": _copy_quoted},

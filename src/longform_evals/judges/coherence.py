@@ -40,6 +40,7 @@ from longform_evals.judges.demonstrations import (
     render_for_batches,
     render_for_sentences,
 )
+from longform_evals.judges.injection import as_data
 from longform_evals.models.identity import cache_policy
 from longform_evals.progress import BOARD, JUDGE_PHASE
 from longform_evals.prompts import load_prompt
@@ -136,7 +137,9 @@ async def _judge_one(
     demos = render_for_sentences(load_demonstrations(settings.demonstrations))
     messages: list[ChatMessage] = [
         ChatMessageUser(
-            content=template.render(demonstrations=demos, summary=summary, sentence=sentence)
+            content=template.render(
+                demonstrations=demos, summary=as_data(summary), sentence=as_data(sentence)
+            )
         )
     ]
     verdict = SentenceVerdict(index=index, sentence=sentence)
@@ -186,12 +189,12 @@ async def _judge_batch(
     retry = load_prompt("booookscore", "retry_batch", settings.prompts_dir)
     demos = render_for_batches(load_demonstrations(settings.demonstrations))
     batch = sentences[start : start + size]
-    numbered = "\n".join(f"{n}. {s}" for n, s in enumerate(batch, start=1))
+    numbered = "\n".join(f"{n}. {as_data(s)}" for n, s in enumerate(batch, start=1))
     verdicts = [SentenceVerdict(index=start + i, sentence=s) for i, s in enumerate(batch)]
     messages: list[ChatMessage] = [
         ChatMessageUser(
             content=template.render(
-                demonstrations=demos, summary=summary, numbered_sentences=numbered
+                demonstrations=demos, summary=as_data(summary), numbered_sentences=numbered
             )
         )
     ]

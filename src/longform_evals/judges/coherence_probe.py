@@ -29,6 +29,7 @@ from inspect_ai.model import GenerateConfig, Model
 
 from longform_evals.judges.calibration_files import read_calibration
 from longform_evals.judges.coherence import SentenceVerdict
+from longform_evals.judges.injection import as_data
 from longform_evals.judges.yes_no import p_yes_from_output
 from longform_evals.models.identity import cache_policy
 from longform_evals.progress import BOARD, JUDGE_PHASE
@@ -113,10 +114,23 @@ def thresholds_for(model: str, settings: ProbeSettings) -> tuple[dict[str, Probe
 
 
 async def probe_sentence(
-    model: Model, sentences: list[str], index: int, settings: ProbeSettings
+    model: Model,
+    sentences: list[str],
+    index: int,
+    settings: ProbeSettings,
+    only_enabled: dict[str, ProbeThreshold] | None = None,
 ) -> tuple[dict[str, float | None], int]:
-    """P(yes) of every probe asked about one sentence (None: unreadable), and the calls made."""
-    asked = [p for p in PROBES if index > 0 or not p.needs_earlier]
+    """P(yes) of every probe asked about one sentence (None: unreadable), and the calls made.
+
+    `only_enabled`: ask only the probes these thresholds enable (enough for the verdict; the
+    scorer asks all, so its metadata has every probe's reading).
+    """
+    asked = [
+        p
+        for p in PROBES
+        if (index > 0 or not p.needs_earlier)
+        and (only_enabled is None or only_enabled[p.name].enabled)
+    ]
     frame = load_prompt("booookscore", "probe", settings.prompts_dir)
     earlier = " ".join(sentences[:index]) or _NO_EARLIER_TEXT
     config = GenerateConfig(
@@ -125,8 +139,8 @@ async def probe_sentence(
     cache = cache_policy(model, settings.cache)
     prompts = [
         frame.render(
-            earlier=earlier,
-            sentence=sentences[index],
+            earlier=as_data(earlier),
+            sentence=as_data(sentences[index]),
             question=load_prompt("booookscore_probes", p.name, settings.prompts_dir).text,
         )
         for p in asked

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from inspect_ai.model import GenerateConfig, Model
 
+from longform_evals.judges.injection import as_data
 from longform_evals.judges.yes_no import p_yes_from_logprobs, parse_yes_no
 from longform_evals.models.identity import cache_policy
 from longform_evals.prompts import load_prompt
@@ -66,7 +67,7 @@ async def judge_support(
 ) -> SupportJudgement:
     """Support of one sentence by one text."""
     prompt = load_prompt("faithfulness", settings.prompt, settings.prompts_dir).render(
-        document=text, sentence=sentence
+        document=as_data(text), sentence=as_data(sentence)
     )
     config = GenerateConfig(
         temperature=0.0,

@@ -13,12 +13,15 @@ comparable with published BERTScores, which conventionally use ``roberta-large``
 (the ``bert-score`` package's default for English); pass ``model="roberta-large"`` (and
 network access) for those. Texts are truncated to the model's input length (512 tokens for
 the default, about 380 words), so long summaries are compared on their beginnings only; the
-score metadata says when that happened. Every score records the model and layer.
+score metadata says when that happened. Every score records the model and layer. A candidate
+without words (blank, "...") is not scored: NaN with the reason counted (see
+:mod:`longform_evals.scorers.unscorable`).
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import threading
 from collections.abc import Sequence
@@ -30,6 +33,7 @@ from inspect_ai.solver import TaskState
 
 from longform_evals.scorers.limited import unless_limited
 from longform_evals.scorers.rouge import reference_texts
+from longform_evals.scorers.unscorable import EMPTY_SUMMARY, check_text, unscorable_metrics
 
 __all__ = ["DEFAULT_MODEL_NAME", "bertscore", "default_model"]
 
@@ -120,7 +124,7 @@ def _truncated(scorer_: Any, texts: Sequence[str]) -> bool:
     return any(len(tokenizer.encode(t, add_special_tokens=True)) > limit for t in texts)
 
 
-@scorer(metrics={key: [mean(), stderr()] for key in _KEYS})
+@scorer(metrics={**{key: [mean(), stderr()] for key in _KEYS}, **unscorable_metrics()})
 def bertscore(
     model: str | None = None,
     num_layers: int | None = None,
@@ -144,9 +148,11 @@ def bertscore(
         device: Torch device, e.g. ``"cpu"`` or ``"cuda"``.
 
     Returns:
-        A scorer whose value holds ``f1``, ``precision`` and ``recall`` of the best reference;
-        metadata holds the model and layer, every reference's values, which reference was
-        best, and whether any text was truncated. An empty completion scores 0.
+        A scorer whose value holds ``f1``, ``precision`` and ``recall`` of the best reference,
+        and ``empty_summary``, ``no_sentences``, ``scored`` (a completion without words has
+        NaN values, see :mod:`longform_evals.scorers.unscorable`); metadata holds the model and
+        layer, every reference's values, which reference was best, and whether any text was
+        truncated.
 
     Raises:
         ValueError: When scoring a sample without reference texts (or with one, if ``idf``),
@@ -177,12 +183,14 @@ def bertscore(
             "references": len(references),
         }
         answer = state.output.completion if state.output else ""
-        if not answer.strip():
+        check = check_text(answer)
+        info.update(check.metadata())
+        if check.problem:
             return Score(
-                value=dict.fromkeys(_KEYS, 0.0),
+                value={**dict.fromkeys(_KEYS, math.nan), **check.values(math.nan)},
                 answer=answer,
-                explanation="empty answer: BERTScore 0",
-                metadata={**info, "empty_answer": True},
+                explanation=check.explanation("answer"),
+                metadata={**info, "empty_answer": check.problem == EMPTY_SUMMARY},
             )
         scorer_ = _load(model_path, layers, idf, batch_size, device)
         # Runs synchronously: idf weights live on the shared scorer object, so no other
@@ -190,7 +198,7 @@ def bertscore(
         per_reference = bertscore_values(scorer_, answer, references, idf)
         best = max(range(len(per_reference)), key=lambda i: per_reference[i]["f1"])
         return Score(
-            value=dict(per_reference[best]),
+            value={**per_reference[best], **check.values(per_reference[best]["f1"])},
             answer=answer,
             explanation=f"BERTScore F1 {per_reference[best]['f1']:.3f} "
             f"(best of {len(references)} reference(s); {model_label}, layer {layers})",

@@ -8,6 +8,10 @@ gave no yes/no answer) are parse failures: excluded from the numerator and the d
 reported as their own rate, and listed in the metadata with the reason. This follows the
 paper's formula (every sentence of the summary is a unit, however many questions it gets),
 not the reference code's `get_score`, which divides by the number of flagged sentences.
+
+A summary without words (blank, or only fragments such as "... !!!") is not judged: its values
+are NaN with the reason counted (see `longform_evals.scorers.unscorable`); the wordless
+fragments of a worded summary are not judged and are listed in the metadata.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from longform_evals.judges.coherence import JudgeSettings, SentenceVerdict, judg
 from longform_evals.judges.coherence_probe import ProbeSettings, probe_summary, thresholds_for
 from longform_evals.judges.coherence_types import ERROR_TYPES
 from longform_evals.scorers.limited import unless_limited
-from longform_evals.text import split_sentences
+from longform_evals.scorers.unscorable import check_text, unscorable_metrics
 
 ScorerMode = Literal["auto", "sentence", "batched", "probe"]
 
@@ -33,6 +37,7 @@ _METRICS: dict[str, list[Any]] = {
     "judge_calls": [mean()],
     "sentences": [mean()],
     **{f"rate_{t}": [mean()] for t in ERROR_TYPES},
+    **unscorable_metrics(judged=True),
 }
 
 
@@ -93,15 +98,22 @@ def booookscore(
 
     async def score(state: TaskState, target: Target) -> Score:
         summary = state.output.completion if state.output else ""
-        sentences = split_sentences(summary)
+        check = check_text(summary, judged=True)
+        sentences = check.sentences
         judge = get_model(role="grader")
         resolved = resolve_mode(mode, judge)
-        if not sentences:
+        if check.problem:
+            empty = booookscore_values([], 0)
             return Score(
-                value=booookscore_values([], 0),
+                value={**empty, **check.values(empty["booookscore"])},
                 answer=summary,
-                explanation="the summary has no sentences, so it has no BooookScore",
-                metadata={"mode": resolved, "judge": str(judge), "sentences": []},
+                explanation=check.explanation(),
+                metadata={
+                    "mode": resolved,
+                    "judge": str(judge),
+                    **check.metadata(),
+                    "sentences": [],
+                },
             )
         extra: dict[str, Any] = {}
         if resolved == "probe":
@@ -129,14 +141,17 @@ def booookscore(
             f"{len(flagged)} of {len(verdicts)} sentences flagged, {len(failed)} unreadable"
             + "".join(f"\n- [{v.index}] {', '.join(v.types)}: {v.sentence}" for v in flagged)
         )
+        if check.wordless:
+            explanation += f"\n{len(check.wordless)} wordless fragment(s) not judged"
         return Score(
-            value=values,
+            value={**values, **check.values(values["booookscore"])},
             answer=summary,
             explanation=explanation,
             metadata={
                 "mode": resolved,
                 "judge": str(judge),
                 **extra,
+                **check.metadata(),
                 "sentences": [v.as_dict() for v in verdicts],
             },
         )

@@ -6,6 +6,8 @@ each: nine) and the position profiles are views of that one matrix, so reporting
 costs no call beyond the matrix. `include_full=True` adds the paper's `full` mode: each sentence
 judged against all documents at once (one more call per sentence). The prompt, the chunking and
 the decision thresholds default to the judge model's calibration when the project has one.
+A summary without words is not judged (NaN, the reason counted: see
+`longform_evals.scorers.unscorable`), nor are the wordless fragments of a worded one.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from longform_evals.judges.minicheck import (
     minicheck_support_rows,
 )
 from longform_evals.scorers.limited import unless_limited
+from longform_evals.scorers.unscorable import check_text, unscorable_metrics
 from longform_evals.text import chunk_documents, join_documents, parse_chunk_mode, split_sentences
 
 Merge = Literal["max", "mean", "min"]
@@ -97,6 +100,7 @@ def _doc_rows(
         **{key: [mean()] for key in (*AGGREGATIONS, *FULL_AGGREGATIONS)},
         "missing_rate": [mean()],
         "judge_calls": [mean()],
+        **unscorable_metrics(judged=True),
     }
 )
 def faithfulness(
@@ -151,8 +155,9 @@ def faithfulness(
 
     Returns:
         A scorer whose value holds `faithfulness` (the chosen aggregation), every other
-        aggregation, `missing_rate` and `judge_calls`; metadata holds the matrix, attribution,
-        the position profiles, the thresholds and where they came from.
+        aggregation, `missing_rate`, `judge_calls`, and `empty_summary`, `no_sentences`,
+        `scored` (see `longform_evals.scorers.unscorable`); metadata holds the matrix,
+        attribution, the position profiles, the thresholds and where they came from.
     """
     if judge != "llm" and judge not in MINICHECK_MODELS:
         known = ", ".join(["llm", *MINICHECK_MODELS])
@@ -187,16 +192,18 @@ def faithfulness(
     async def score(state: TaskState, target: Target) -> Score:
         documents = sample_documents(state)
         summary = state.output.completion if state.output else ""
-        sentences = summary_sentences(state, summary)
-        if not sentences:
+        check = check_text(summary, summary_sentences(state, summary), judged=True)
+        sentences = check.sentences
+        if check.problem:
             return Score(
                 value={
-                    **{k: math.nan for k in VALUE_KEYS},
-                    "missing_rate": math.nan,
+                    **dict.fromkeys((*VALUE_KEYS, "missing_rate"), math.nan),
                     "judge_calls": 0.0,
+                    **check.values(math.nan),
                 },
                 answer=summary,
-                explanation="the summary has no sentences, so it has no faithfulness score",
+                explanation=check.explanation(),
+                metadata=check.metadata(),
             )
         name, cal, settings = resolve()
         use_chunking = chunking or (cal.chunking if minicheck is None else "natural")
@@ -234,6 +241,7 @@ def faithfulness(
                 len(units) * len(sentences) + (len(sentences) if full_rows else 0)
             ),
         }
+        values.update(check.values(values["faithfulness"]))
         metadata: dict[str, Any] = {
             "judge": name,
             "prompt": settings.prompt if minicheck is None else None,
@@ -259,6 +267,7 @@ def faithfulness(
             "position_faithfulness": matrix.position_faithfulness(sentence_threshold, ties="split"),
             "position_coverage": matrix.position_coverage(sentence_threshold),
             "empty_documents": [i for i in range(len(documents)) if i not in kept],
+            **check.metadata(),
         }
         unread = sum(1 for row in unit_rows for j in row if j.value is None)
         return Score(

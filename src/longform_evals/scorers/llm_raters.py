@@ -21,11 +21,16 @@ request for the verdict alone; one that still cannot be read is recorded as miss
 read as "No". The sample then counts in `unparsed`, and its LR-1 / LR-2 count only what the
 readable verdicts establish (a lower bound); metadata says whether the missing verdicts could
 have changed the rating (`determined`).
+
+An answer without words (blank, or only "..." and the like) is not rated: LR-1, LR-2 and
+`unparsed` are NaN with the reason counted (see `longform_evals.scorers.unscorable`), so the
+means are over rated answers and the `scored` count says how many those were.
 """
 
 from __future__ import annotations
 
 import asyncio
+import math
 import re
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -41,6 +46,7 @@ from inspect_ai.model import (
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
+from longform_evals.judges.injection import as_data
 from longform_evals.judges.rater_calibration import (
     RaterCalibration,
     check_rule,
@@ -52,6 +58,7 @@ from longform_evals.models.identity import cache_policy
 from longform_evals.prompts import load_prompt
 from longform_evals.scorers.limited import unless_limited
 from longform_evals.scorers.rouge import reference_texts
+from longform_evals.scorers.unscorable import EMPTY_SUMMARY, check_text, unscorable_metrics
 
 Verdict = Literal["yes", "partial", "no"]
 Rating = Literal["exact", "partial", "none"]
@@ -214,7 +221,9 @@ async def rate_answer(
         *[
             ask_rater(
                 model,
-                templates[rater].render(question=question, reference=ref, answer=answer),
+                templates[rater].render(
+                    question=as_data(question), reference=as_data(ref), answer=as_data(answer)
+                ),
                 settings,
                 rater,
             )
@@ -233,7 +242,14 @@ def _question(state: TaskState) -> str:
     return question if isinstance(question, str) and question.strip() else state.input_text
 
 
-@scorer(metrics={"lr1": [mean(), stderr()], "lr2": [mean(), stderr()], "unparsed": [mean()]})
+@scorer(
+    metrics={
+        "lr1": [mean(), stderr()],
+        "lr2": [mean(), stderr()],
+        "unparsed": [mean()],
+        **unscorable_metrics(judged=True),
+    }
+)
 def llm_raters(
     prompts_dir: str | None = None,
     max_tokens: int = 8,
@@ -258,9 +274,10 @@ def llm_raters(
 
     Returns:
         A scorer whose value holds `lr1` (1 for an exact match with some reference), `lr2` (1
-        for an exact or partial match) and `unparsed` (1 when some verdict could not be read
-        even when asked again); metadata holds the rule, every verdict text and P(yes) per
-        reference and rater.
+        for an exact or partial match), `unparsed` (1 when some verdict could not be read
+        even when asked again), and `empty_summary`, `no_sentences`, `scored` (NaN ratings of
+        an answer without words, see `longform_evals.scorers.unscorable`); metadata holds the
+        rule, every verdict text and P(yes) per reference and rater.
     """
     for name in (*RATERS, "retry"):  # a broken override fails here, not in the middle of a run
         load_prompt("raters", name, prompts_dir)
@@ -269,12 +286,21 @@ def llm_raters(
     async def score(state: TaskState, target: Target) -> Score:
         references = reference_texts(state, target)
         answer = state.output.completion if state.output else ""
-        if not answer.strip():
+        check = check_text(answer, judged=True)
+        if check.problem:
             return Score(
-                value={"lr1": 0, "lr2": 0, "unparsed": 0},
+                value={
+                    **dict.fromkeys(("lr1", "lr2", "unparsed"), math.nan),
+                    **check.values(math.nan),
+                },
                 answer=answer,
-                explanation="empty answer: no match, raters not asked",
-                metadata={"empty_answer": True, "rating": "none", "ratings": []},
+                explanation=f"{check.explanation('answer')}; raters not asked",
+                metadata={
+                    "empty_answer": check.problem == EMPTY_SUMMARY,
+                    **check.metadata(),
+                    "rating": None,
+                    "ratings": [],
+                },
             )
         model = get_model(role="grader")
         cal = load_rater_calibration(str(model), calibration)
@@ -299,6 +325,7 @@ def llm_raters(
         best = max(range(len(rows)), key=lambda i: _RANK[bounds[i][0]])
         metadata: dict[str, Any] = {
             "empty_answer": False,
+            **check.metadata(),
             "grader": str(model),
             "rule": "calibrated" if calibrated else "verdicts",
             "calibration": cal.source,
@@ -331,6 +358,7 @@ def llm_raters(
                 "lr1": int(lower == "exact"),
                 "lr2": int(lower != "none"),
                 "unparsed": int(missing > 0),
+                **check.values(0.0),
             },
             answer=answer,
             explanation=(

@@ -4,11 +4,14 @@ Works for any task whose references are the sample's `target` (a string or a lis
 or `metadata["references"]`: free-form reading answers (NarrativeQA, QMSum) and summaries.
 Scores come from `rouge_score` (Google's reimplementation of ROUGE-1.5.5, the one most papers
 report): its default tokenizer lower-cases, keeps only ASCII letters and digits, and with
-`stemmer=True` applies the Porter stemmer, so text without ASCII letters or digits scores 0.
+`stemmer=True` applies the Porter stemmer, so worded text without ASCII letters or digits
+("北京很大。") scores 0. An answer without words in any script (blank, "...") is not scored: its
+F-measures are NaN with the reason counted (see `longform_evals.scorers.unscorable`).
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from typing import Any, Protocol
@@ -17,6 +20,7 @@ from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
 from longform_evals.scorers.limited import unless_limited
+from longform_evals.scorers.unscorable import EMPTY_SUMMARY, check_text, unscorable_metrics
 
 DEFAULT_VARIANTS: tuple[str, ...] = ("rouge1", "rouge2", "rougeL")
 _VARIANT = re.compile(r"rouge[1-9]|rougeL|rougeLsum")
@@ -71,7 +75,8 @@ def _argmax(values: list[float]) -> int:
     return max(range(len(values)), key=values.__getitem__)
 
 
-@scorer(metrics={"*": [mean(), stderr()]})
+# Every variant's name starts with "rouge" (`_VARIANT`): the glob leaves the counts to `count`.
+@scorer(metrics={"rouge*": [mean(), stderr()], **unscorable_metrics()})
 def rouge(variants: Sequence[str] = DEFAULT_VARIANTS, stemmer: bool = True) -> Scorer:
     """ROUGE F-measure (0-1) of the completion, best over the sample's references per variant.
 
@@ -81,9 +86,10 @@ def rouge(variants: Sequence[str] = DEFAULT_VARIANTS, stemmer: bool = True) -> S
         stemmer: apply the Porter stemmer before matching (the usual setting).
 
     Returns:
-        A scorer whose value holds one F-measure per variant; metadata holds every reference's
-        F-measures, which reference was best per variant, and `empty_answer` (an empty
-        completion scores 0 without scoring).
+        A scorer whose value holds one F-measure per variant and `empty_summary`,
+        `no_sentences`, `scored` (an answer without words has NaN F-measures, see
+        `longform_evals.scorers.unscorable`); metadata holds every reference's F-measures,
+        which reference was best per variant, `empty_answer` and `unscorable` (the reason).
     """
     names = list(variants)
     unknown = [v for v in names if not _VARIANT.fullmatch(v)]
@@ -100,21 +106,27 @@ def rouge(variants: Sequence[str] = DEFAULT_VARIANTS, stemmer: bool = True) -> S
     async def score(state: TaskState, target: Target) -> Score:
         references = reference_texts(state, target)
         answer = state.output.completion if state.output else ""
-        if not answer.strip():
+        check = check_text(answer)
+        if check.problem:
             return Score(
-                value=dict.fromkeys(names, 0.0),
+                value={**dict.fromkeys(names, math.nan), **check.values(math.nan)},
                 answer=answer,
-                explanation="empty answer: ROUGE 0",
-                metadata={"empty_answer": True, "references": len(references)},
+                explanation=check.explanation("answer"),
+                metadata={
+                    "empty_answer": check.problem == EMPTY_SUMMARY,
+                    **check.metadata(),
+                    "references": len(references),
+                },
             )
         best, per_reference = rouge_values(scorer_, answer, references, names)
         return Score(
-            value=dict(best),
+            value={**best, **check.values(best[names[0]])},
             answer=answer,
             explanation=", ".join(f"{v} {best[v]:.3f}" for v in names)
             + f" (best of {len(references)} reference(s))",
             metadata={
                 "empty_answer": False,
+                **check.metadata(),
                 "references": len(references),
                 "per_reference": per_reference,
                 "best_reference": {v: _argmax([row[v] for row in per_reference]) for v in names},

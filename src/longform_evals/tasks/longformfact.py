@@ -23,6 +23,7 @@ from longform_evals.analysis.ordering import expand_orders
 from longform_evals.data.longformfact import load_longformfact, load_longformfact_remote
 from longform_evals.scorers.faithfulness import AGGREGATIONS, FULL_AGGREGATIONS, Merge, faithfulness
 from longform_evals.scorers.meta_evaluation import auc, bacc, bacc_by_order
+from longform_evals.scorers.unscorable import unscorable_metrics
 from longform_evals.solvers import given_summary
 from longform_evals.tasks.arguments import comma_list, similarity_embedder, strict_parameters
 
@@ -95,6 +96,7 @@ def longformfact(
         for key in ("faithfulness", *AGGREGATIONS, *FULL_AGGREGATIONS)
     }
     metrics["missing_rate"] = [mean()]
+    metrics.update(unscorable_metrics(judged=True))
     return Task(
         dataset=MemoryDataset(samples, name="longformfact"),
         solver=given_summary(),

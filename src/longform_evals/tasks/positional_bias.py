@@ -28,6 +28,7 @@ from longform_evals.scorers.order_metrics import (
     order_means,
     position_profile,
 )
+from longform_evals.scorers.unscorable import unscorable_metrics
 from longform_evals.solvers.multidoc import MULTIDOC_STRATEGIES, multidoc_summary
 from longform_evals.tasks.arguments import comma_list, similarity_embedder, strict_parameters
 
@@ -109,6 +110,7 @@ def positional_bias(
         ],
         "missing_rate": [mean()],
         "judge_calls": [mean()],
+        **unscorable_metrics(judged=True),
     }
     return Task(
         dataset=MemoryDataset(samples, name=f"positional_bias:{Path(data).stem}"),

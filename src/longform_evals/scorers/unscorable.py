@@ -1,0 +1,165 @@
+"""Summaries (or answers) without words: not judged, NaN with a counted reason.
+
+A text is unscorable when it is blank (`empty_summary`) or when none of its sentences holds a
+word, i.e. a letter or digit in any script (`no_sentences`: "...", "!!! ???"). Judging such
+fragments would score punctuation ("... !!! ???" was a BooookScore of 100), so the scorers give
+their headline values NaN, name the reason in `Score.metadata["unscorable"]`, and add to the
+value dict `empty_summary` and `no_sentences` (0/1) and `scored` (1 when the headline value is
+a number), each with a `count` metric, so the results table says how many samples a mean is
+over. Wordless fragments of an otherwise worded text ("He left. !!!") are not judged either;
+they are listed in `Score.metadata["wordless_fragments"]`.
+
+Judged scorers (`check_text(..., judged=True)`) also look for text addressed to the judge in
+the sentences they will judge (`longform_evals.judges.injection`): the cues go to
+`Score.metadata["injection_suspect"]` and the value `injection_suspect` (0/1, `count` metric)
+counts the samples; the verdicts are not changed by it.
+
+Inspect 0.3.285 already leaves NaN values out of a dict-valued scorer's per-key metrics (and
+out of its epoch reducers), so the headline `mean` / `stderr` stay Inspect's own; its `mean()`
+called on NaN values is NaN, though. `nan_mean` and `nan_stderr` are NaN-aware versions for
+places that hand a metric NaN values themselves.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+from inspect_ai.scorer import Metric, SampleScore, metric, value_to_float
+
+from longform_evals.judges.injection import injection_report
+from longform_evals.text import split_sentences
+
+EMPTY_SUMMARY = "empty_summary"
+"""Reason: the text is empty or whitespace only."""
+NO_SENTENCES = "no_sentences"
+"""Reason: the text is not blank, but no sentence of it holds a word."""
+SCORED = "scored"
+"""Value key: 1 when the headline value is a number, else 0."""
+INJECTION_SUSPECT = "injection_suspect"
+"""Value and metadata key: text addressed to the judge was found in the judged sentences."""
+REASONS: tuple[str, ...] = (EMPTY_SUMMARY, NO_SENTENCES)
+
+_DESCRIBE = {
+    EMPTY_SUMMARY: "the {what} is empty",
+    NO_SENTENCES: "no sentence of the {what} has a word (a letter or digit)",
+}
+
+
+def has_word(text: str) -> bool:
+    """Whether ``text`` holds a letter or digit in any script."""
+    return any(c.isalnum() for c in text)
+
+
+def worded_sentences(sentences: Iterable[str]) -> tuple[list[str], list[str]]:
+    """The sentences that hold a word, and the wordless fragments, each in order."""
+    worded: list[str] = []
+    wordless: list[str] = []
+    for sentence in sentences:
+        (worded if has_word(sentence) else wordless).append(sentence)
+    return worded, wordless
+
+
+@dataclass(frozen=True)
+class TextCheck:
+    """What a scorer may judge of a text."""
+
+    problem: str | None
+    """`empty_summary`, `no_sentences`, or None when the text can be scored."""
+    sentences: list[str]
+    """The sentences with a word (the ones to judge)."""
+    wordless: list[str]
+    """The wordless fragments, not judged."""
+    injection: list[dict[str, str]] | None = None
+    """For a judged text: the cues of text addressed to the judge (kind, text, where)."""
+
+    def values(self, headline: float) -> dict[str, float]:
+        """The value entries counting the reasons and whether ``headline`` is a number (and,
+        for a judged text, whether it holds text addressed to the judge)."""
+        values = {
+            **{reason: float(self.problem == reason) for reason in REASONS},
+            SCORED: float(not math.isnan(headline)),
+        }
+        if self.injection is not None:
+            values[INJECTION_SUSPECT] = float(bool(self.injection))
+        return values
+
+    def metadata(self) -> dict[str, object]:
+        meta: dict[str, object] = {"unscorable": self.problem, "wordless_fragments": self.wordless}
+        if self.injection is not None:
+            meta[INJECTION_SUSPECT] = self.injection
+        return meta
+
+    def explanation(self, what: str = "summary") -> str:
+        """Why the text was not scored ("summary" or "answer" as ``what``)."""
+        if self.problem is None:
+            raise ValueError("the text is scorable")
+        return f"not scored ({self.problem}): {_DESCRIBE[self.problem].format(what=what)}"
+
+
+def check_text(text: str, sentences: list[str] | None = None, judged: bool = False) -> TextCheck:
+    """Check ``text`` split into ``sentences`` (default: `split_sentences`); `judged`: also
+    look for text addressed to the judge in the sentences to judge."""
+    worded, wordless = worded_sentences(split_sentences(text) if sentences is None else sentences)
+    problem = EMPTY_SUMMARY if not text.strip() else None if worded else NO_SENTENCES
+    injection = None
+    if judged:
+        injection = injection_report({f"sentence {i}": s for i, s in enumerate(worded)})
+    return TextCheck(problem, worded, wordless, injection)
+
+
+def summary_problem(text: str) -> str | None:
+    """`empty_summary` for a blank text, `no_sentences` for one without a worded sentence,
+    else None."""
+    return check_text(text).problem
+
+
+def _numbers(scores: list[SampleScore]) -> npt.NDArray[np.float64]:
+    to_float = value_to_float()
+    values = np.array([to_float(s.score.value) for s in scores], dtype=np.float64)
+    numbers: npt.NDArray[np.float64] = values[~np.isnan(values)]
+    return numbers
+
+
+@metric
+def nan_mean() -> Metric:
+    """Mean of the values that are numbers (NaN ones left out); NaN when none is."""
+
+    def compute(scores: list[SampleScore]) -> float:
+        values = _numbers(scores)
+        return float(np.mean(values)) if values.size else math.nan
+
+    return compute
+
+
+@metric
+def nan_stderr() -> Metric:
+    """Standard error of `nan_mean`; 0 below two numbers, as Inspect's `stderr`."""
+
+    def compute(scores: list[SampleScore]) -> float:
+        values = _numbers(scores)
+        if values.size < 2:
+            return 0.0
+        return float(np.std(values, ddof=1) / np.sqrt(values.size))
+
+    return compute
+
+
+@metric
+def count() -> Metric:
+    """Sum of the values (NaN ones left out): the number of samples flagged 1."""
+
+    def compute(scores: list[SampleScore]) -> float:
+        return float(np.sum(_numbers(scores)))
+
+    return compute
+
+
+def unscorable_metrics(judged: bool = False) -> dict[str, list[Metric]]:
+    """The `count` metrics of the `empty_summary`, `no_sentences` and `scored` entries (and of
+    `injection_suspect` for a judged scorer)."""
+    keys = (*REASONS, SCORED, *((INJECTION_SUSPECT,) if judged else ()))
+    return {key: [count()] for key in keys}
