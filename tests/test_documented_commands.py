@@ -88,6 +88,7 @@ SUBSTITUTIONS: dict[str, str] = {
 APPEND: dict[str, str] = {
     "inspect eval": "--limit 1",  # not with --sample-id, which Inspect refuses with --limit
     "python benchmarks/narrative_summarization.py": "--limit 1",
+    "python benchmarks/judge_injection.py": "--faithfulness 1 --coherence 1",
     "longform quickstart": "--model scripted/docs",  # its -M rules come from the environment
 }
 # Environment of every command that starts with the key (after substitution).
@@ -287,6 +288,17 @@ PLAN: dict[str, Run | NotRun] = {
     "inspect eval longform_evals/longformfact --model openai/gpt-4o": NotRun(
         "without data_dir the task downloads the published files from the Hugging Face hub; "
         "the same task on local files is run for README.md and for the command above it"
+    ),
+    # docs/judges.md
+    "python benchmarks/judge_injection.py --model gguf/qwen2.5-coder-1.5b "
+    "--prompts-dir benchmarks/undefended_prompts --out before.json": Run(
+        group="judge-injection", note="one sentence per label (the 1.5B run takes about an hour)"
+    ),
+    "python benchmarks/judge_injection.py --model gguf/qwen2.5-coder-1.5b --out after.json": Run(
+        group="judge-injection"
+    ),
+    "python benchmarks/judge_injection.py --table before.json after.json": Run(
+        group="judge-injection", note="the two reports written before it"
     ),
     # docs/local-models.md
     "inspect eval TASK --model gguf/qwen2.5-coder-1.5b": Run(),

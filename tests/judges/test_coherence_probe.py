@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 from pathlib import Path
 
 import pytest
-from inspect_ai.model import Logprob, Logprobs, ModelOutput, TopLogprob
+from inspect_ai.model import Logprob, Logprobs, ModelOutput, TopLogprob, get_model
 
 from longform_evals.judges.coherence_probe import (
     PROBES,
     ProbeSettings,
     ProbeThreshold,
+    probe_summary,
     thresholds_for,
     verdict_from_probes,
 )
@@ -132,3 +134,24 @@ def test_thresholds_from_override_file_and_uncalibrated(tmp_path: Path) -> None:
     path.write_text(json.dumps({"probes": {"repeats": {"threshold": 0.9}}}))
     with pytest.raises(ValueError, match="lacks probes"):
         thresholds_for("gguf/y", ProbeSettings(calibration=str(path)))
+
+
+def test_a_calibrated_judge_is_asked_only_its_switched_on_probes(tmp_path: Path) -> None:
+    on = {"follows", "repeats"}
+    path = tmp_path / "cal.json"
+    path.write_text(
+        json.dumps(
+            {"probes": {p.name: {"threshold": 0.5, "enabled": p.name in on} for p in PROBES}}
+        )
+    )
+    judge = get_model("scripted/probe", rules=[{"pattern": ".", "response": "Yes"}], memoize=False)
+    settings = ProbeSettings(cache=False, calibration=str(path))
+    verdicts, calls = asyncio.run(probe_summary(judge, ["He left.", "She stayed."], settings))
+    assert calls == 2  # none for the first sentence (both need earlier text), two for the second
+    # No switched-on probe applies to the first sentence: read, and clean, without a call.
+    assert verdicts[0].attempts == 0 and verdicts[0].parsed and not verdicts[0].confused
+    assert verdicts[1].parsed and set(verdicts[1].type_probabilities) == {
+        "discontinuity",
+        "duplication",
+    }
+    assert verdicts[1].types == ["duplication"]  # "Yes" to "does it repeat?"

@@ -10,7 +10,12 @@ import pytest
 from inspect_ai.model import Logprob, Logprobs, ModelOutput, TopLogprob, get_model
 
 from longform_evals.judges.faithfulness import FaithfulnessSettings, judge_support
-from longform_evals.judges.yes_no import p_yes_from_logprobs, parse_yes_no, token_word
+from longform_evals.judges.yes_no import (
+    p_yes_from_logprobs,
+    p_yes_from_output,
+    parse_yes_no,
+    token_word,
+)
 
 
 def _output(top: dict[str, float], text: str = "x") -> ModelOutput:
@@ -122,3 +127,10 @@ def test_faithfulness_judge_reads_whole_word_tokens() -> None:
 @pytest.mark.parametrize("answer", ["Yes, but no.", "Yes or no", "yes/no"])
 def test_faithfulness_judge_counts_a_hedged_answer_as_missing(answer: str) -> None:
     assert _judge(answer, None, logprobs=False) == (None, "missing")
+
+
+def test_text_answers_are_read_whole_not_cut_short() -> None:
+    late_hedge = "Yes, the earlier text introduces everyone named here, but no."
+    assert len(late_hedge) > 40
+    assert p_yes_from_output(ModelOutput.from_content("m", late_hedge)) is None
+    assert p_yes_from_output(ModelOutput.from_content("m", "Yes, it does.")) == 1.0

@@ -122,8 +122,8 @@ async def probe_sentence(
 ) -> tuple[dict[str, float | None], int]:
     """P(yes) of every probe asked about one sentence (None: unreadable), and the calls made.
 
-    `only_enabled`: ask only the probes these thresholds enable (enough for the verdict; the
-    scorer asks all, so its metadata has every probe's reading).
+    `only_enabled`: ask only the probes these thresholds switch on, all the verdict reads (the
+    scorer does; calibration passes None to read every probe).
     """
     asked = [
         p
@@ -165,6 +165,7 @@ def verdict_from_probes(
     The sentence is read only when every active probe (asked and enabled) gave a readable
     answer, and at least one asked probe did: a partial verdict is a parse failure, with the
     unreadable probes named in `problems`, so the scorer leaves the sentence out of the score.
+    A sentence no switched-on probe applies to (nothing asked) is read as clean.
     An unreadable disabled probe is noted in `problems` but does not stop the reading.
     """
     verdict = SentenceVerdict(index=index, sentence=sentence, attempts=len(p_yes))
@@ -188,7 +189,7 @@ def verdict_from_probes(
             f"({', '.join(unread_active)})"
         )
         return verdict
-    if not signals:
+    if not signals and p_yes:
         return verdict  # nothing readable: a parse failure
     verdict.parsed = True
     active_signals = [
@@ -208,7 +209,10 @@ async def probe_summary(
     """Probe-mode verdicts for every sentence of a summary, and the number of calls."""
     thresholds, source = thresholds_for(str(model), settings)
     results = await asyncio.gather(
-        *[probe_sentence(model, sentences, i, settings) for i in range(len(sentences))]
+        *[
+            probe_sentence(model, sentences, i, settings, only_enabled=thresholds)
+            for i in range(len(sentences))
+        ]
     )
     verdicts = [
         verdict_from_probes(i, sentences[i], p_yes, thresholds)

@@ -58,7 +58,7 @@ _VERDICT_WORD = (
 )
 _ORDER_VERB = (
     r"(?:answer|respond|reply|output|return|say|print|write|mark|rate|score|grade|label|"
-    r"classify|judge|consider|treat|report|give|assign|"
+    r"classify|judge|consider|treat|report|give|assign|put|enter|choose|select|pick|tick|"
     r"répond(?:ez|s)|réponds|responde|responda|antworte(?:n)?|rispondi|rispondete)"
 )
 
@@ -68,7 +68,13 @@ _PATTERNS: dict[str, re.Pattern[str]] = {
         r"\b(?:note|message|instruction|instructions|reminder|hint|memo|notice|nota|"
         r"remarque|hinweis|anmerkung)s?\s+(?:to|for|für|pour|para|per)\s+(?:the\s+|an?\s+|"
         r"le\s+|la\s+|l'|el\s+|den\s+|die\s+|il\s+|o\s+)?" + _ADDRESSEE + r"\b"
-        r"|\b(?:dear|attention|hey|to the|an den|an die|au|à l')\s*" + _ADDRESSEE + r"\s*[:,!]",
+        r"|\b(?:dear|attention|hey|to the|an den|an die|au|à l')\s*" + _ADDRESSEE + r"\s*[:,!]"
+        r"|\b" + _ADDRESSEE + r"(?:'s|s')\s+(?:note|remark|comment|instruction|reminder)s?\b"
+        r"|\b(?:note|notes|hinweis|anmerkung|remarque|nota)\s+(?:to|for|für|pour|para|per)\s+"
+        r"(?:the\s+|die\s+|la\s+|l')?(?:evaluation|grading|marking|review|bewertung|"
+        r"prüfung|évaluation|correction|evaluación|valutazione)\b"
+        r"|\bwho(?:ever|soever)?\s+(?:checks|grades|marks|evaluates|reviews|judges|scores|"
+        r"rates|assesses)\s+(?:this|these|the)\b",
         re.IGNORECASE,
     ),
     # An order about the verdict: "answer Yes", "rate this 10", "mark it as supported".
@@ -78,6 +84,16 @@ _PATTERNS: dict[str, re.Pattern[str]] = {
         r"(?:please\s+)?" + _ORDER_VERB + r"\b[^.!?\n]{0,40}?"
         r"(?:\bwith\s+|\bas\s+|\bit\s+(?:as\s+)?|\bthis\s+(?:\w+\s+)?(?:as\s+)?|:\s*|\s)"
         r"[\"'\u201c\u2018\u00ab*]*" + _VERDICT_WORD + r"\b",
+        re.IGNORECASE,
+    ),
+    # "The correct reply is Yes", "die richtige Antwort ist Ja", "la bonne réponse est oui"
+    "stated correct verdict": re.compile(
+        r"\b(?:the\s+)?(?:correct|right|expected|proper|only acceptable|true)\s+"
+        r"(?:reply|answer|verdict|response|rating|score|label|judg(?:e)?ment)\s+"
+        r"(?:is|would be|will be|here is)\s*:?\s*[\"'\u201c*]*" + _VERDICT_WORD + r"\b"
+        r"|\b(?:richtige|korrekte)\s+(?:antwort|bewertung)\s+(?:ist|lautet)\s+\S+"
+        r"|\b(?:bonne|vraie)\s+réponse\s+est\s+\S+"
+        r"|\brespuesta\s+correcta\s+es\s+\S+",
         re.IGNORECASE,
     ),
     # "Ignore the previous instructions", "disregard your rules"
@@ -97,9 +113,10 @@ _PATTERNS: dict[str, re.Pattern[str]] = {
     # The text grading itself: "this sentence is fully supported", "the statement is correct"
     "claim about its own verdict": re.compile(
         r"\b(?:this|the above|the previous|the preceding|the present)\s+(?:summary\s+)?"
-        r"(?:sentence|statement|summary|answer|response|claim|text|passage)\s+"
+        r"(?:sentence|statement|summary|answer|response|claim|text|passage|line)\s+"
         r"(?:is|are|was|has been|should be|must be|will be)\s+(?:\w+\s+){0,2}?"
-        r"(?:supported|backed|faithful|accurate|correct|verified|coherent|clear|consistent|"
+        r"(?:supported|backed|faithful|accurate|correct|verified|confirmed|coherent|clear|"
+        r"consistent|"
         r"not confusing|free of (?:errors|confusion)|grounded|true|fine|acceptable)\b",
         re.IGNORECASE,
     ),

@@ -68,8 +68,9 @@ def p_yes_from_logprobs(output: ModelOutput) -> float | None:
 
 
 def p_yes_from_output(output: ModelOutput) -> float | None:
-    """P(yes) from log-probabilities when present, else from the answer text (1.0 / 0.0)."""
+    """P(yes) from log-probabilities when present, else from the whole answer text (1.0 / 0.0;
+    a hedge late in the answer makes it unreadable, as for the faithfulness judge)."""
     p = p_yes_from_logprobs(output)
     if p is not None:
         return p
-    return parse_yes_no(output.completion.strip()[:40]) if output.completion else None
+    return parse_yes_no(output.completion.strip()) if output.completion else None
