@@ -83,11 +83,11 @@ def test_fenced_prompt_keeps_a_forged_fence_inside() -> None:
 
 
 def test_every_judge_template_fences_the_judged_text() -> None:
-    # The judged text follows the instruction that it is data, inside its fence.
+    # The judged text follows the instruction that it is data, inside its fence. Not the probe
+    # template: its thresholds are calibrated on its wording (docs/judges.md).
     for method, name, fields in [
         ("faithfulness", "judge", ("source", "statement")),
         ("faithfulness", "judge_examples", ("source", "statement")),
-        ("booookscore", "probe", ("earlier", "sentence")),
         ("booookscore", "judge_sentence", ("summary", "sentence")),
         ("booookscore", "judge_batch", ("summary", "sentences")),
         ("raters", "strict", ("question", "reference", "answer")),
