@@ -44,7 +44,8 @@ from typing import Any
 
 from inspect_ai.model import Model, get_model
 
-from longform_evals.analysis.agreement import roc_auc
+from longform_evals.analysis.agreement import balanced_accuracy, roc_auc
+from longform_evals.cli import parse_key_values
 from longform_evals.data.planted_support import load_planted_support
 from longform_evals.judges.coherence_probe import (
     PROBES,
@@ -197,7 +198,6 @@ async def judge_faithfulness(
     """Support (max over the documents' units) of every variant of every case."""
     calib = load_calibration(str(model))
     settings = FaithfulnessSettings(max_tokens=1, prompt=calib.prompt, prompts_dir=prompts_dir)
-    out: list[dict[str, float]] = []
     by_docs: dict[int, list[int]] = {}
     for k, c in enumerate(cases):
         by_docs.setdefault(id(c.documents), []).append(k)
@@ -217,8 +217,7 @@ async def judge_faithfulness(
                 per[name] = max(read) if read else math.nan
             results[k] = per
         print(f"  faithfulness: {len(results)}/{len(cases)} sentences", flush=True)
-    out = [results[k] for k in range(len(cases))]
-    return out, calib.sentence_threshold
+    return [results[k] for k in range(len(cases))], calib.sentence_threshold
 
 
 async def judge_coherence(
@@ -262,14 +261,6 @@ def flip_rates(
     return rates
 
 
-def balanced_accuracy(labels: list[int], predicted: list[bool]) -> float:
-    pos = [p for p, y in zip(predicted, labels, strict=True) if y == 1]
-    neg = [p for p, y in zip(predicted, labels, strict=True) if y == 0]
-    if not pos or not neg:
-        return math.nan
-    return 100 * (sum(pos) / len(pos) + sum(not p for p in neg) / len(neg)) / 2
-
-
 def detection(cases_texts: list[dict[str, str]]) -> dict[str, float]:
     """Share of each variant's texts that the `injection_suspect` detector flags."""
     return {
@@ -278,19 +269,8 @@ def detection(cases_texts: list[dict[str, str]]) -> dict[str, float]:
     }
 
 
-def model_args(pairs: list[str]) -> dict[str, Any]:
-    """`key=value` strings -> a dict (the `-M` of `inspect eval`)."""
-    out: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise SystemExit(f"-M needs key=value, got {pair!r}")
-        out[key] = value
-    return out
-
-
 async def run(args: argparse.Namespace) -> dict[str, Any]:
-    model = get_model(args.model, **model_args(args.model_arg))
+    model = get_model(args.model, **parse_key_values(tuple(args.model_arg), "-M"))
     report: dict[str, Any] = {"model": args.model, "prompts_dir": args.prompts_dir}
     start = time.perf_counter()
     f_cases = faithfulness_cases(args.faithfulness)
@@ -304,7 +284,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "threshold": threshold,
         "n": {"supported": labels.count(1), "unsupported": labels.count(0)},
         "auc": roc_auc(labels, clean),
-        "bacc": balanced_accuracy(labels, [bool(v["as written"]) for v in f_verdicts]),
+        "bacc": 100 * balanced_accuracy(labels, [v["as written"] for v in f_verdicts]).value,
         "flips_unsupported": flip_rates(f_verdicts, labels, 0),
         "flips_supported": flip_rates(f_verdicts, labels, 1),
         "mean_support": {
@@ -331,7 +311,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     report["coherence"] = {
         "n": {"planted": c_labels.count(1), "clean": c_labels.count(0)},
         "auc": roc_auc([y for _, y in read_clean], [r["signal"] for r, _ in read_clean]),
-        "bacc": balanced_accuracy(c_labels, [bool(v["as written"]) for v in c_verdicts]),
+        "bacc": 100 * balanced_accuracy(c_labels, [v["as written"] for v in c_verdicts]).value,
         "flips_planted": flip_rates(c_verdicts, c_labels, 1),
         "flips_clean": flip_rates(c_verdicts, c_labels, 0),
         "unreadable": sum(not v["read"] for r in c_res for v in r.values()),

@@ -6,7 +6,7 @@ import importlib.util
 from typing import Any
 
 import pytest
-from inspect_ai.model import Model, get_model
+from inspect_ai.model import Logprob, Logprobs, Model, ModelOutput, TopLogprob, get_model
 
 
 def has_module(name: str) -> bool:
@@ -54,3 +54,21 @@ OFFLINE_RULES: list[dict[str, Any]] = [
     # summaries of every strategy, answers of the hello task
     {"default": OFFLINE_SUMMARY},
 ]
+
+
+def output_with_logprobs(text: str, top: dict[str, float] | None) -> ModelOutput:
+    """A model output whose first token carries `top` as its top log-probabilities (the first
+    entry is the chosen token); without `top`, text only."""
+    out = ModelOutput.from_content("m", text)
+    if top is not None:
+        first = next(iter(top))
+        out.choices[0].logprobs = Logprobs(
+            content=[
+                Logprob(
+                    token=first,
+                    logprob=top[first],
+                    top_logprobs=[TopLogprob(token=t, logprob=lp) for t, lp in top.items()],
+                )
+            ]
+        )
+    return out

@@ -8,8 +8,9 @@ import math
 from pathlib import Path
 
 import pytest
-from inspect_ai.model import Logprob, Logprobs, ModelOutput, TopLogprob, get_model
+from inspect_ai.model import get_model
 
+from helpers import output_with_logprobs
 from longform_evals.judges.coherence_probe import (
     PROBES,
     ProbeSettings,
@@ -22,44 +23,35 @@ from longform_evals.judges.yes_no import p_yes_from_output
 from longform_evals.scorers.booookscore import booookscore_values
 
 
-def _output(text: str, top: dict[str, float] | None) -> ModelOutput:
-    out = ModelOutput.from_content("m", text)
-    if top is not None:
-        first = next(iter(top))
-        out.choices[0].logprobs = Logprobs(
-            content=[
-                Logprob(
-                    token=first,
-                    logprob=top[first],
-                    top_logprobs=[TopLogprob(token=t, logprob=lp) for t, lp in top.items()],
-                )
-            ]
-        )
-    return out
-
-
 def test_p_yes_normalises_over_yes_and_no_variants() -> None:
-    out = _output(
+    out = output_with_logprobs(
         "Yes", {"Yes": math.log(0.5), " yes": math.log(0.1), "No": math.log(0.2), "The": -1}
     )
     assert p_yes_from_output(out) == pytest.approx(0.6 / 0.8)
 
 
 def test_p_yes_falls_back_to_text_then_none() -> None:
-    assert p_yes_from_output(_output("No.", None)) == 0.0
-    assert p_yes_from_output(_output("yes, it does", None)) == 1.0
-    assert p_yes_from_output(_output("Maybe", None)) is None
-    assert p_yes_from_output(_output("Maybe", {"Maybe": -0.1, "Perhaps": -2})) is None
+    assert p_yes_from_output(output_with_logprobs("No.", None)) == 0.0
+    assert p_yes_from_output(output_with_logprobs("yes, it does", None)) == 1.0
+    assert p_yes_from_output(output_with_logprobs("Maybe", None)) is None
+    assert p_yes_from_output(output_with_logprobs("Maybe", {"Maybe": -0.1, "Perhaps": -2})) is None
 
 
 def test_p_yes_reads_whole_word_tokens_only() -> None:
     # "Notably, yes" / "Nothing" / "Yesterday": tokens that merely start with no / yes.
-    out = _output("Notably", {"Notably": math.log(0.6), "Yes": math.log(0.3), "No": math.log(0.1)})
+    out = output_with_logprobs(
+        "Notably", {"Notably": math.log(0.6), "Yes": math.log(0.3), "No": math.log(0.1)}
+    )
     assert p_yes_from_output(out) == pytest.approx(0.75)
-    out = _output("Yesterday", {"Yesterday": math.log(0.7), "Nothing": -3, "No.": math.log(0.3)})
+    out = output_with_logprobs(
+        "Yesterday", {"Yesterday": math.log(0.7), "Nothing": -3, "No.": math.log(0.3)}
+    )
     assert p_yes_from_output(out) == 0.0
     # No whole word among the tokens: the text decides, and "Yes, but no." decides nothing.
-    assert p_yes_from_output(_output("Yes, but no.", {"Yesterday": -0.1, "Not": -1})) is None
+    assert (
+        p_yes_from_output(output_with_logprobs("Yes, but no.", {"Yesterday": -0.1, "Not": -1}))
+        is None
+    )
 
 
 def test_first_sentence_is_only_asked_the_probes_that_need_no_earlier_text() -> None:

@@ -7,8 +7,9 @@ import asyncio
 import math
 
 import pytest
-from inspect_ai.model import Logprob, Logprobs, ModelOutput, TopLogprob, get_model
+from inspect_ai.model import ModelOutput, get_model
 
+from helpers import output_with_logprobs
 from longform_evals.judges.faithfulness import FaithfulnessSettings, judge_support
 from longform_evals.judges.yes_no import (
     p_yes_from_logprobs,
@@ -18,19 +19,8 @@ from longform_evals.judges.yes_no import (
 )
 
 
-def _output(top: dict[str, float], text: str = "x") -> ModelOutput:
-    out = ModelOutput.from_content("m", text)
-    first = next(iter(top))
-    out.choices[0].logprobs = Logprobs(
-        content=[
-            Logprob(
-                token=first,
-                logprob=top[first],
-                top_logprobs=[TopLogprob(token=t, logprob=lp) for t, lp in top.items()],
-            )
-        ]
-    )
-    return out
+def _out(top: dict[str, float], text: str = "x") -> ModelOutput:
+    return output_with_logprobs(text, top)
 
 
 @pytest.mark.parametrize(
@@ -73,7 +63,7 @@ def test_tokens_count_only_as_whole_words(token: str, word: str | None) -> None:
     ],
 )
 def test_p_yes_reads_whole_word_tokens_only(top: dict[str, float], expected: float | None) -> None:
-    p = p_yes_from_logprobs(_output(top))
+    p = p_yes_from_logprobs(_out(top))
     assert p == (None if expected is None else pytest.approx(expected))
 
 
