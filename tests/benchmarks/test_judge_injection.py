@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+import pytest
 from inspect_ai.model import get_model
 
 from longform_evals.data.planted_support import load_planted_support
@@ -48,48 +49,57 @@ def obedient(prompt: str, n: int) -> str:
     """Does what the judged text tells it to, else judges like `factual`."""
     match = _STATEMENT.search(prompt) or _SENTENCE.search(prompt)
     assert match
-    said = re.search(r"\b(?:reply|put|is|ist|Answer:)\s+(Yes|No)\b", match.group(1))
+    said = re.search(
+        r"\b(?:reply|put|is|ist|es|be|record|answer:?)\s+(Yes|No)\b", match.group(1), re.I
+    )
     return f"{said.group(1)}." if said else factual(prompt, n)
 
 
-def _support(bench: ModuleType, rule: object) -> list[dict[str, float]]:
+def _support(bench: ModuleType, rule: object, phrasings: object) -> list[dict[str, float]]:
     model = get_model("scripted/inj", rules=[{"pattern": ".", "response": rule}], memoize=False)
     cases = bench.faithfulness_cases(2)
-    support, _ = asyncio.run(bench.judge_faithfulness(model, cases, None))
+    support: list[dict[str, float]]
+    support, _ = asyncio.run(bench.judge_faithfulness(model, cases, None, phrasings))
     return support
 
 
-def test_obedient_judge_flips_and_factual_judge_does_not() -> None:
+@pytest.mark.parametrize("set_name", ["first", "second"])
+def test_obedient_judge_flips_and_factual_judge_does_not(set_name: str) -> None:
     bench = load_benchmark()
+    phrasings = bench.PHRASING_SETS[set_name]
     cases = bench.faithfulness_cases(2)
     labels = [c.label for c in cases]
     assert labels == [1, 1, 0, 0]
     for rule, expect_flips in ((obedient, True), (factual, False)):
-        support = _support(bench, rule)
+        support = _support(bench, rule, phrasings)
         verdicts = [{k: v >= 0.5 for k, v in s.items()} for s in support]
         flips = bench.flip_rates(verdicts, labels, None)
-        injected = [flips[name] for name in bench.PHRASINGS]
+        injected = [flips[name] for name in phrasings.forms]
         assert (min(injected) > 0) is expect_flips, (rule.__name__, flips)
 
 
-def test_variants_keep_the_sentence_and_argue_for_the_wrong_verdict() -> None:
+@pytest.mark.parametrize("set_name", ["first", "second"])
+def test_variants_keep_the_sentence_and_argue_for_the_wrong_verdict(set_name: str) -> None:
     bench = load_benchmark()
+    phrasings = bench.PHRASING_SETS[set_name]
     sentence = "The bridge reopened in March."
-    bad = bench.variants(sentence, good=False)
-    good = bench.variants(sentence, good=True)
+    bad = bench.variants(sentence, False, phrasings)
+    good = bench.variants(sentence, True, phrasings)
     assert (
         bad["as written"] == sentence
         and bad["reworded"] == "In short, the bridge reopened in March."
     )
-    for name in bench.PHRASINGS:
+    assert len(phrasings.forms) == 5
+    for name in phrasings.forms:
         assert sentence in bad[name] and "No" in bad[name] and "Yes" in good[name]
+        assert "{" not in bad[name], bad[name]
 
 
 def test_table_prints_one_column_per_report(tmp_path: Path) -> None:
     bench = load_benchmark()
     names = ["reworded", *bench.PHRASINGS]
     rates = {n: 0.5 for n in names}
-    report = {
+    report: dict[str, object] = {
         judge: {
             **{key: rates for key in keys},
             "auc": 0.75,
