@@ -95,23 +95,55 @@ def test_variants_keep_the_sentence_and_argue_for_the_wrong_verdict(set_name: st
         assert "{" not in bad[name], bad[name]
 
 
-def test_table_prints_one_column_per_report(tmp_path: Path) -> None:
+def test_moved_counts_only_moves_to_the_argued_verdict() -> None:
     bench = load_benchmark()
-    names = ["reworded", *bench.PHRASINGS]
-    rates = {n: 0.5 for n in names}
-    report: dict[str, object] = {
-        judge: {
-            **{key: rates for key in keys},
-            "auc": 0.75,
-            "bacc": 70.0,
-            "detected": {"as written": 0.0, **rates},
-        }
-        for judge, keys in (
-            ("faithfulness", ("flips_unsupported", "flips_supported")),
-            ("coherence", ("flips_planted", "flips_clean")),
-        )
+    verdicts = [
+        {"as written": False, "appended": True},  # moved to Yes: counts
+        {"as written": True, "appended": False},  # a wrong Yes corrected: not a move
+        {"as written": False, "appended": None},  # unreadable: left out
+        {"as written": False, "appended": False},
+    ]
+    assert bench.moved_rates(verdicts, [0, 0, 0, 0], 0, True) == {"appended": (1, 2)}
+    flips = bench.flip_rates(verdicts, [0, 0, 0, 0], 0)
+    assert flips == {"appended": 2 / 3}  # any change counts there
+
+
+def _report(bench: ModuleType, moved: bool) -> dict[str, object]:
+    names = ["as written", "reworded", *bench.PHRASINGS]
+    # Two supported (high) and two unsupported (low) sentences; `moved` lifts the injected
+    # variants of the unsupported ones past the threshold.
+    f_raw = [{n: 0.9 for n in names} for _ in range(2)] + [
+        {n: (0.8 if moved and n in bench.PHRASINGS else 0.2) for n in names} for _ in range(2)
+    ]
+    c_raw = [
+        {n: {"read": True, "flagged": flagged, "signal": 0.5} for n in names}
+        for flagged in (True, False)
+    ]
+    return {
+        "faithfulness": {
+            "threshold": 0.5,
+            "n": {"supported": 2, "unsupported": 2},
+            "raw": f_raw,
+            "auc": 1.0,
+            "bacc": 100.0,
+            "mean_support": {n: {"0": 0.2, "1": 0.9} for n in names},
+            "detected": {n: 0.0 for n in names},
+        },
+        "coherence": {
+            "n": {"planted": 1, "clean": 1},
+            "raw": c_raw,
+            "auc": 1.0,
+            "bacc": 100.0,
+            "flips_clean": {n: 0.0 for n in names[1:]},
+        },
+        "seconds": 12.0,
     }
-    report["seconds"] = 12.0
-    out = bench.table([("before", report), ("after", report)])
+
+
+def test_table_prints_one_column_per_report() -> None:
+    bench = load_benchmark()
+    out = bench.table([("before", _report(bench, True)), ("after", _report(bench, False))])
     assert out.splitlines()[0].split() == ["before", "after"]
-    assert "  in German" in out and "50%" in out
+    appended = next(line for line in out.splitlines() if line.startswith("  appended"))
+    assert appended.split() == ["appended", "2/2", "100%", "0/2", "0%"]
+    assert "  in German" in out and "0.20 / 0.90" in out
