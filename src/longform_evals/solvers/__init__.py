@@ -5,6 +5,8 @@
 * :func:`incremental_update`: one running summary updated chunk by chunk, compressed when long;
 * :func:`remove_artifacts`: clean "in this segment"-style phrases and front matter;
 * :func:`given_summary`: no call, the summary in ``metadata["summary"]`` (scoring only);
+* :func:`summary_solver`: a summarization strategy by name (:data:`SUMMARY_STRATEGIES`) with
+  the shared :class:`SummarySettings`, for tasks that take ``-T strategy=...``;
 * :func:`multidoc_summary`: multi-document strategies against positional bias;
 * reading (question answering over long documents, docs/reading.md): :func:`gist_memory`,
   :func:`read_agent_parallel`, :func:`read_agent_sequential` (ReadAgent), :func:`full_text`,
@@ -60,22 +62,32 @@ from longform_evals.solvers.reading_memory import clear_reading_cache
 from longform_evals.solvers.recording import Outcome, SummaryRun, TraceEntry, document_of
 from longform_evals.solvers.retrieval import bm25_pages, embedding_pages, full_text, truncated
 from longform_evals.solvers.scenes import Scene, group_scenes, has_dialogue, split_scenes
+from longform_evals.solvers.settings import SummarySettings
+from longform_evals.solvers.strategies import (
+    SUMMARY_STRATEGIES,
+    check_strategy,
+    strategy_options,
+    summary_solver,
+)
 from longform_evals.solvers.truncation import Truncated, TruncationPolicy, truncate_to_budget
 
 __all__ = [
     "MULTIDOC_STRATEGIES",
     "PAGE_LIMITS",
     "READING_STRATEGIES",
+    "SUMMARY_STRATEGIES",
     "Candidate",
     "MultidocStrategy",
     "Outcome",
     "Scene",
     "SummaryRun",
+    "SummarySettings",
     "TraceEntry",
     "Truncated",
     "TruncationPolicy",
     "bm25_pages",
     "calibration_orders",
+    "check_strategy",
     "choose_best",
     "chunk_summary_tokens",
     "clean_artifacts",
@@ -110,7 +122,9 @@ __all__ = [
     "remove_artifacts",
     "retry_word_limit",
     "split_scenes",
+    "strategy_options",
     "summary_problems",
+    "summary_solver",
     "trim_prior_context",
     "truncate_to_budget",
     "truncated",

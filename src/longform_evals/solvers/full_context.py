@@ -9,6 +9,11 @@ from longform_evals.solvers.artifacts import ARTIFACT_COUNTERS, clean_artifacts
 from longform_evals.solvers.focus import Focus
 from longform_evals.solvers.limits import SAFETY_TOKENS, word_limit
 from longform_evals.solvers.recording import SummaryRun, document_of
+from longform_evals.solvers.settings import (
+    DEFAULT_CONTEXT_WINDOW,
+    DEFAULT_MAX_SUMMARY_TOKENS,
+    DEFAULT_TEMPERATURE,
+)
 from longform_evals.solvers.truncation import TruncationPolicy, truncate_to_budget
 from longform_evals.text import TokenizerLike, get_tokenizer
 
@@ -19,10 +24,10 @@ _POLICIES = ("first", "last", "middle")
 
 @solver
 def full_context(
-    context_window: int = 8192,
-    max_summary_tokens: int = 900,
+    context_window: int = DEFAULT_CONTEXT_WINDOW,
+    max_summary_tokens: int = DEFAULT_MAX_SUMMARY_TOKENS,
     truncation: TruncationPolicy = "first",
-    temperature: float = 0.5,
+    temperature: float = DEFAULT_TEMPERATURE,
     max_tries: int = 6,
     retry_temperature: float | None = None,
     remove_artifacts: bool = False,

@@ -24,6 +24,12 @@ from longform_evals.solvers.packing import (
     trim_prior_context,
 )
 from longform_evals.solvers.recording import Outcome, SummaryRun, document_of
+from longform_evals.solvers.settings import (
+    DEFAULT_CHUNK_SIZE,
+    DEFAULT_CONTEXT_WINDOW,
+    DEFAULT_MAX_SUMMARY_TOKENS,
+    DEFAULT_TEMPERATURE,
+)
 from longform_evals.text import TokenizerLike, chunk_text, get_tokenizer
 
 __all__ = ["HIERARCHICAL_COUNTERS", "hierarchical_merge", "join_summaries"]
@@ -59,10 +65,10 @@ class _Plan:
 
 @solver
 def hierarchical_merge(
-    chunk_size: int = 2048,
-    context_window: int = 8192,
-    max_summary_tokens: int = 900,
-    temperature: float = 0.5,
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    context_window: int = DEFAULT_CONTEXT_WINDOW,
+    max_summary_tokens: int = DEFAULT_MAX_SUMMARY_TOKENS,
+    temperature: float = DEFAULT_TEMPERATURE,
     max_tries: int = 6,
     remove_artifacts: bool = False,
     retry_temperature: float | None = None,

@@ -17,6 +17,12 @@ from longform_evals.solvers.artifacts import ARTIFACT_COUNTERS, clean_artifacts
 from longform_evals.solvers.focus import Focus
 from longform_evals.solvers.limits import SAFETY_TOKENS, count_words, word_limit
 from longform_evals.solvers.recording import Outcome, SummaryRun, document_of
+from longform_evals.solvers.settings import (
+    DEFAULT_CHUNK_SIZE,
+    DEFAULT_CONTEXT_WINDOW,
+    DEFAULT_MAX_SUMMARY_TOKENS,
+    DEFAULT_TEMPERATURE,
+)
 from longform_evals.text import TokenizerLike, chunk_text, get_tokenizer
 
 __all__ = ["INCREMENTAL_COUNTERS", "growth_target", "incremental_update"]
@@ -53,10 +59,10 @@ def growth_target(limit: int, step: int, n_steps: int) -> int:
 
 @solver
 def incremental_update(
-    chunk_size: int = 2048,
-    context_window: int = 8192,
-    max_summary_tokens: int = 900,
-    temperature: float = 0.5,
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    context_window: int = DEFAULT_CONTEXT_WINDOW,
+    max_summary_tokens: int = DEFAULT_MAX_SUMMARY_TOKENS,
+    temperature: float = DEFAULT_TEMPERATURE,
     compression_temperature: float = 1.0,
     max_tries: int = 6,
     remove_artifacts: bool = True,

@@ -44,6 +44,7 @@ from inspect_ai.util import collect
 from longform_evals.prompts import PromptTemplate, load_prompt
 from longform_evals.solvers.limits import SAFETY_TOKENS, word_limit
 from longform_evals.solvers.recording import Outcome, SummaryRun, document_of
+from longform_evals.solvers.settings import DEFAULT_CONTEXT_WINDOW, DEFAULT_TEMPERATURE
 from longform_evals.solvers.truncation import fit_documents
 from longform_evals.text import TokenizerLike, get_tokenizer, join_documents
 
@@ -117,8 +118,8 @@ def _strip_label(text: str) -> str:
 def multidoc_summary(
     strategy: str = "plain",
     max_summary_tokens: int = 400,
-    context_window: int = 8192,
-    temperature: float = 0.5,
+    context_window: int = DEFAULT_CONTEXT_WINDOW,
+    temperature: float = DEFAULT_TEMPERATURE,
     max_tries: int = 3,
     k: int = 3,
     seed: int = 0,

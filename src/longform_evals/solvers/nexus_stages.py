@@ -30,6 +30,7 @@ from longform_evals.solvers.nexus_sum import (
 )
 from longform_evals.solvers.recording import SummaryRun, document_of
 from longform_evals.solvers.scenes import DEFAULT_SCENE_WORDS
+from longform_evals.solvers.settings import NEXUS_TEMPERATURE
 from longform_evals.text import TokenizerLike
 
 __all__ = ["nexus_compress", "nexus_preprocess", "nexus_summarize"]
@@ -45,7 +46,7 @@ def _current_summary(state: TaskState) -> str:
 @solver
 def nexus_preprocess(
     scenes_per_chunk: int = 8,
-    temperature: float = 0.3,
+    temperature: float = NEXUS_TEMPERATURE,
     max_tries: int = 3,
     scene_words: int = DEFAULT_SCENE_WORDS,
     prompts_dir: str | None = None,
@@ -75,7 +76,7 @@ def nexus_preprocess(
 @solver
 def nexus_summarize(
     scenes_per_chunk: int = 8,
-    temperature: float = 0.3,
+    temperature: float = NEXUS_TEMPERATURE,
     max_tries: int = 3,
     scene_words: int = DEFAULT_SCENE_WORDS,
     prompts_dir: str | None = None,
@@ -113,7 +114,7 @@ def nexus_summarize(
 def nexus_compress(
     target_words: int = 900,
     chunk_tokens: int = 300,
-    temperature: float = 0.3,
+    temperature: float = NEXUS_TEMPERATURE,
     max_rounds: int = 10,
     max_tries: int = 3,
     rewrite: bool = False,

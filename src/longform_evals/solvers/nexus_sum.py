@@ -43,6 +43,7 @@ from longform_evals.solvers.scenes import (
     has_dialogue,
     split_scenes,
 )
+from longform_evals.solvers.settings import NEXUS_TEMPERATURE
 from longform_evals.text import TokenizerLike
 from longform_evals.text.packing import join_pieces, pack_sentence_spans
 
@@ -143,7 +144,7 @@ async def preprocess_dialogue(
     run: SummaryRun,
     chunks: Sequence[str],
     template: PromptTemplate,
-    temperature: float = 0.3,
+    temperature: float = NEXUS_TEMPERATURE,
     max_tries: int = 3,
 ) -> list[str]:
     """Rewrite the dialogue of every chunk that has some as third-person prose (concurrently).
@@ -177,7 +178,7 @@ async def summarize_chunks(
     run: SummaryRun,
     chunks: Sequence[str],
     template: PromptTemplate,
-    temperature: float = 0.3,
+    temperature: float = NEXUS_TEMPERATURE,
     max_tries: int = 3,
     summary_ratio: float = CHUNK_SUMMARY_RATIO,
 ) -> str:
@@ -208,7 +209,7 @@ async def compress_summary(
     info: dict[str, Any],
     target_words: int,
     chunk_tokens: int = 300,
-    temperature: float = 0.3,
+    temperature: float = NEXUS_TEMPERATURE,
     max_rounds: int = 10,
     max_tries: int = 3,
     compress_ratio: float = COMPRESS_RATIO,
@@ -269,7 +270,7 @@ async def rewrite_summary(
     summary: str,
     template: PromptTemplate,
     target_words: int | None = None,
-    temperature: float = 0.3,
+    temperature: float = NEXUS_TEMPERATURE,
     max_tries: int = 3,
 ) -> str:
     """Ask for a more readable version of ``summary``; keep the original if it grew too long."""
@@ -300,7 +301,7 @@ def nexus_sum(
     target_words: int = 900,
     chunk_tokens: int = 300,
     scenes_per_chunk: int = 8,
-    temperature: float = 0.3,
+    temperature: float = NEXUS_TEMPERATURE,
     max_rounds: int = 10,
     preprocess: bool = True,
     compress: bool = True,

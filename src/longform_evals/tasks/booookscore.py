@@ -8,79 +8,29 @@ inspect eval tasks/booookscore.py --model X -T score_only=true -T data=summaries
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset
-from inspect_ai.solver import Solver
 
 from longform_evals.data.books import load_books, load_summaries
 from longform_evals.scorers.booookscore import ScorerMode
 from longform_evals.scorers.booookscore import booookscore as booookscore_scorer
 from longform_evals.scorers.limited import limited
 from longform_evals.scorers.summary_stats import summary_statistics
-from longform_evals.solvers import (
-    full_context,
-    given_summary,
-    hierarchical_merge,
-    incremental_update,
+from longform_evals.solvers import given_summary
+from longform_evals.solvers.settings import (
+    DEFAULT_CHUNK_SIZE,
+    DEFAULT_CONTEXT_WINDOW,
+    DEFAULT_MAX_SUMMARY_TOKENS,
+    DEFAULT_TEMPERATURE,
 )
+from longform_evals.solvers.strategies import SummarySettings, check_strategy, summary_solver
 from longform_evals.tasks.arguments import strict_parameters
 
 Strategy = Literal["hierarchical", "incremental", "full"]
-
-DEFAULT_CHUNK_SIZE = 2048
-DEFAULT_CONTEXT_WINDOW = 8192
-DEFAULT_MAX_SUMMARY_TOKENS = 900
-DEFAULT_TEMPERATURE = 0.5
-
-
-def strategy_solver(
-    strategy: Strategy,
-    chunk_size: int,
-    context_window: int,
-    max_summary_tokens: int,
-    temperature: float,
-    remove_artifacts: bool | None,
-    prompts_dir: str | None,
-    question_key: str | None = None,
-    cache: bool = True,
-) -> Solver:
-    """The summarization solver for a strategy name (focused on the question in
-    ``metadata[question_key]`` when given)."""
-    if strategy == "hierarchical":
-        return hierarchical_merge(
-            chunk_size=chunk_size,
-            context_window=context_window,
-            max_summary_tokens=max_summary_tokens,
-            temperature=temperature,
-            remove_artifacts=bool(remove_artifacts),
-            prompts_dir=prompts_dir,
-            question_key=question_key,
-            cache=cache,
-        )
-    if strategy == "incremental":
-        return incremental_update(
-            chunk_size=chunk_size,
-            context_window=context_window,
-            max_summary_tokens=max_summary_tokens,
-            temperature=temperature,
-            remove_artifacts=True if remove_artifacts is None else remove_artifacts,
-            prompts_dir=prompts_dir,
-            question_key=question_key,
-            cache=cache,
-        )
-    if strategy == "full":
-        return full_context(
-            context_window=context_window,
-            max_summary_tokens=max_summary_tokens,
-            temperature=temperature,
-            remove_artifacts=bool(remove_artifacts),
-            prompts_dir=prompts_dir,
-            question_key=question_key,
-            cache=cache,
-        )
-    raise ValueError(f"unknown strategy {strategy!r}; expected hierarchical, incremental or full")
+"""BooookScore's two strategies (Appendix A) and its full-context baseline: the names this task
+offers from :data:`~longform_evals.solvers.strategies.SUMMARY_STRATEGIES`."""
 
 
 @task
@@ -145,17 +95,20 @@ def booookscore(
             scorer=scorers,
             version="1.0.0",
         )
+    check_strategy(strategy, get_args(Strategy))
     return Task(
         dataset=MemoryDataset(load_books(data), name="booookscore_books"),
-        solver=strategy_solver(
+        solver=summary_solver(
             strategy,
-            chunk_size,
-            context_window,
-            max_summary_tokens,
-            temperature,
-            remove_artifacts,
-            prompts_dir,
-            cache=cache,
+            SummarySettings(
+                chunk_size=chunk_size,
+                context_window=context_window,
+                max_summary_tokens=max_summary_tokens,
+                temperature=temperature,
+                remove_artifacts=remove_artifacts,
+                prompts_dir=prompts_dir,
+                cache=cache,
+            ),
         ),
         scorer=scorers,
         version="1.0.0",

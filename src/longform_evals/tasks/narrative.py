@@ -6,8 +6,9 @@
     inspect eval longform_evals/squality --model openai/gpt-4o -T data=squality/dev.jsonl \
         -T strategy=nexus_sum -T compress=false
 
-Strategies: `full` (one call, truncated to the window), `hierarchical` (merging),
-`incremental` (updating) and `nexus_sum` (preprocess, summarize, compress to the target).
+Strategies: every one in `solvers.strategies`: `full` (one call, truncated to the window),
+`hierarchical` (merging), `incremental` (updating) and `nexus_sum` (preprocess, summarize,
+compress to the target).
 Scored with ROUGE-1/2/L and BERTScore (best over references; the packaged MiniLM model by
 default, so the numbers are not comparable to roberta-large ones), the length adherence
 (`within` = within ±`tolerance` of `target_words`; its mean is the LAR) and length ratio,
@@ -30,12 +31,9 @@ from longform_evals.scorers.length_control import length_control
 from longform_evals.scorers.limited import limited
 from longform_evals.scorers.rouge import rouge
 from longform_evals.scorers.summary_stats import summary_statistics
-from longform_evals.solvers.limits import WORD_RATIO
-from longform_evals.solvers.nexus_sum import nexus_sum
+from longform_evals.solvers.settings import DEFAULT_CHUNK_SIZE, DEFAULT_CONTEXT_WINDOW
+from longform_evals.solvers.strategies import SummarySettings, summary_solver
 from longform_evals.tasks.arguments import strict_parameters
-from longform_evals.tasks.booookscore import strategy_solver
-
-NARRATIVE_STRATEGIES = ("full", "hierarchical", "incremental", "nexus_sum")
 
 SQUALITY_TARGET_WORDS = 200
 """SQuALITY references run to about 225 words on average (median about 165, middle half
@@ -44,52 +42,20 @@ SQUALITY_TARGET_WORDS = 200
 
 def narrative_solver(
     strategy: str,
-    target_words: int,
-    chunk_size: int,
-    context_window: int,
-    temperature: float | None,
-    prompts_dir: str | None,
-    preprocess: bool = True,
-    compress: bool = True,
-    question_key: str | None = None,
-    cache: bool = True,
+    settings: SummarySettings,
+    preprocess: bool,
+    compress: bool,
 ) -> Solver:
-    """The summarizer for a strategy; every one is asked for about `target_words` words.
+    """The summarizer of any strategy in the table, asked for ``settings.target_words``.
 
-    `preprocess` and `compress` switch NexusSum's stages (the ablations); `question_key`
-    focuses every strategy's prompts on the question in that metadata field.
+    ``preprocess`` and ``compress`` switch stages of ``nexus_sum`` (the ablations). Only a
+    switch turned off is passed on: the other strategies have no stages, so they accept the
+    task's defaults and refuse a switch turned off.
     """
-    if strategy == "nexus_sum":
-        return nexus_sum(
-            target_words=target_words,
-            temperature=0.3 if temperature is None else temperature,
-            preprocess=preprocess,
-            compress=compress,
-            prompts_dir=prompts_dir,
-            question_key=question_key,
-            cache=cache,
-        )
-    if strategy not in NARRATIVE_STRATEGIES:
-        raise ValueError(
-            f"unknown strategy {strategy!r}; use one of {', '.join(NARRATIVE_STRATEGIES)}"
-        )
-    if not (preprocess and compress):
-        raise ValueError(
-            f"preprocess=false and compress=false switch stages of nexus_sum; strategy "
-            f"{strategy!r} has neither"
-        )
-    # The BooookScore solvers ask for WORD_RATIO words per token of max_summary_tokens.
-    return strategy_solver(
-        strategy,  # type: ignore[arg-type]
-        chunk_size,
-        context_window,
-        max(1, round(target_words / WORD_RATIO)),
-        0.5 if temperature is None else temperature,
-        None,
-        prompts_dir,
-        question_key,
-        cache,
-    )
+    switched_off = {
+        name: False for name, on in (("preprocess", preprocess), ("compress", compress)) if not on
+    }
+    return summary_solver(strategy, settings, **switched_off)
 
 
 def narrative_scorers(target_words: int, tolerance: float, coherence: bool) -> list[Scorer]:
@@ -113,8 +79,8 @@ def booksum(
     strategy: str = "hierarchical",
     target_words: int = 900,
     tolerance: float = 0.1,
-    chunk_size: int = 2048,
-    context_window: int = 8192,
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    context_window: int = DEFAULT_CONTEXT_WINDOW,
     temperature: float | None = None,
     coherence: bool = False,
     prompts_dir: str | None = None,
@@ -144,17 +110,15 @@ def booksum(
             repeats no finished step; false: no caching.
     """
     scorers = narrative_scorers(target_words, tolerance, coherence)
-    solver = narrative_solver(
-        strategy,
-        target_words,
-        chunk_size,
-        context_window,
-        temperature,
-        prompts_dir,
-        preprocess,
-        compress,
+    settings = SummarySettings(
+        chunk_size=chunk_size,
+        context_window=context_window,
+        target_words=target_words,
+        temperature=temperature,
+        prompts_dir=prompts_dir,
         cache=cache,
     )
+    solver = narrative_solver(strategy, settings, preprocess, compress)
     samples = load_booksum(data, level=level) if data is not None else load_booksum_hf()
     return Task(
         dataset=MemoryDataset(samples, name="booksum"),
@@ -171,8 +135,8 @@ def squality(
     strategy: str = "hierarchical",
     target_words: int = SQUALITY_TARGET_WORDS,
     tolerance: float = 0.1,
-    chunk_size: int = 2048,
-    context_window: int = 8192,
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    context_window: int = DEFAULT_CONTEXT_WINDOW,
     temperature: float | None = None,
     coherence: bool = False,
     prompts_dir: str | None = None,
@@ -213,18 +177,16 @@ def squality(
             repeats no finished step; false: no caching.
     """
     scorers = narrative_scorers(target_words, tolerance, coherence)
-    solver = narrative_solver(
-        strategy,
-        target_words,
-        chunk_size,
-        context_window,
-        temperature,
-        prompts_dir,
-        preprocess,
-        compress,
-        "question" if focus else None,
-        cache,
+    settings = SummarySettings(
+        chunk_size=chunk_size,
+        context_window=context_window,
+        target_words=target_words,
+        temperature=temperature,
+        prompts_dir=prompts_dir,
+        question_key="question" if focus else None,
+        cache=cache,
     )
+    solver = narrative_solver(strategy, settings, preprocess, compress)
     samples = load_squality(data) if data is not None else load_squality_hf(split)
     return Task(
         dataset=MemoryDataset(samples, name="squality"),

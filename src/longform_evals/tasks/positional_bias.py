@@ -30,6 +30,7 @@ from longform_evals.scorers.order_metrics import (
 )
 from longform_evals.scorers.unscorable import unscorable_metrics
 from longform_evals.solvers.multidoc import MULTIDOC_STRATEGIES, multidoc_summary
+from longform_evals.solvers.settings import DEFAULT_CONTEXT_WINDOW
 from longform_evals.tasks.arguments import comma_list, similarity_embedder, strict_parameters
 
 __all__ = ["INSTRUCTION", "load_multidoc", "positional_bias"]
@@ -50,7 +51,7 @@ def positional_bias(
     threshold: float | None = None,
     judge_max_tokens: int = 1,
     max_summary_tokens: int = 400,
-    context_window: int = 8192,
+    context_window: int = DEFAULT_CONTEXT_WINDOW,
     temperature: float = 0.5,
     k: int = 3,
     seed: int = 0,

@@ -1,0 +1,82 @@
+"""The settings every summarization strategy shares, and their defaults, in one place.
+
+The solvers' signatures and the tasks' parameters take their defaults from here, so a default
+changed here changes everywhere. This module imports no solver, so every solver can import it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from longform_evals.solvers.limits import WORD_RATIO, word_limit
+
+__all__ = [
+    "DEFAULT_CHUNK_SIZE",
+    "DEFAULT_CONTEXT_WINDOW",
+    "DEFAULT_MAX_SUMMARY_TOKENS",
+    "DEFAULT_TEMPERATURE",
+    "NEXUS_TEMPERATURE",
+    "SummarySettings",
+]
+
+DEFAULT_CHUNK_SIZE = 2048
+"""Most tokens (cl100k) per chunk: BooookScore's setting (§5)."""
+
+DEFAULT_CONTEXT_WINDOW = 8192
+"""Tokens the summarizer reads and writes in one call: a conservative choice for open models."""
+
+DEFAULT_MAX_SUMMARY_TOKENS = 900
+"""Token limit of a summary (G_n): BooookScore's setting (§5)."""
+
+DEFAULT_TEMPERATURE = 0.5
+"""Sampling temperature of summaries, merges and updates: BooookScore's setting (§5)."""
+
+NEXUS_TEMPERATURE = 0.3
+"""Sampling temperature of every NexusSum call: the paper's setting."""
+
+
+@dataclass(frozen=True)
+class SummarySettings:
+    """What a task tells any summarization strategy; each strategy reads the fields it uses.
+
+    Attributes:
+        chunk_size: Most tokens per chunk (chunking strategies).
+        context_window: Tokens the summarizer reads and writes in one call.
+        max_summary_tokens: Token limit of the summary; ignored when ``target_words`` is set.
+        target_words: The summary length in words, for tasks that ask for one; strategies
+            that budget tokens then get :attr:`summary_tokens` from it.
+        temperature: Sampling temperature; ``None``: the strategy's own default.
+        remove_artifacts: Clean "in this segment"-style artifacts; ``None``: the strategy's
+            own default (on for incremental updating only, as in BooookScore).
+        prompts_dir: Folder overriding packaged prompt templates.
+        question_key: Focus the prompts on the question in ``metadata[question_key]``.
+        cache: Cache every model call (Inspect's cache).
+    """
+
+    chunk_size: int = DEFAULT_CHUNK_SIZE
+    context_window: int = DEFAULT_CONTEXT_WINDOW
+    max_summary_tokens: int = DEFAULT_MAX_SUMMARY_TOKENS
+    target_words: int | None = None
+    temperature: float | None = None
+    remove_artifacts: bool | None = None
+    prompts_dir: str | None = None
+    question_key: str | None = None
+    cache: bool = True
+
+    @property
+    def summary_tokens(self) -> int:
+        """The summary's token limit (prompts ask for ``WORD_RATIO`` words per token)."""
+        if self.target_words is None:
+            return self.max_summary_tokens
+        return max(1, round(self.target_words / WORD_RATIO))
+
+    @property
+    def summary_words(self) -> int:
+        """The summary's length in words, for strategies that are asked in words."""
+        if self.target_words is None:
+            return word_limit(self.max_summary_tokens)
+        return self.target_words
+
+    def temperature_or(self, default: float) -> float:
+        """The temperature set, else the strategy's ``default``."""
+        return default if self.temperature is None else self.temperature

@@ -1,0 +1,182 @@
+"""The table of summarization strategies, its settings, and the tasks that read it."""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import re
+from collections.abc import Callable
+from typing import Any, get_args
+
+import pytest
+from inspect_ai._util.registry import registry_info, registry_params
+from inspect_ai.solver import Solver
+
+from longform_evals.data.squality import bundled_squality_fixture
+from longform_evals.solvers import full_context, hierarchical_merge, incremental_update
+from longform_evals.solvers import settings as defaults
+from longform_evals.solvers.strategies import (
+    _TABLE,
+    SUMMARY_STRATEGIES,
+    SummarySettings,
+    check_strategy,
+    strategy_options,
+    summary_solver,
+)
+from longform_evals.tasks import booookscore as booookscore_module
+from longform_evals.tasks.narrative import booksum, squality
+
+
+def params(solver: Solver) -> dict[str, Any]:
+    """The arguments the solver was created with (as the eval log's plan records them)."""
+    return registry_params(solver)
+
+
+def solver_name(solver: Solver) -> str:
+    return registry_info(solver).name.split("/")[-1]
+
+
+@pytest.mark.parametrize("name", SUMMARY_STRATEGIES)
+def test_every_registered_name_builds_its_solver_with_default_settings(name: str) -> None:
+    solver = summary_solver(name)
+    assert solver_name(solver) == _TABLE[name].factory.__name__
+    assert params(solver)["cache"] is True and params(solver)["prompts_dir"] is None
+
+
+@pytest.mark.parametrize("name", SUMMARY_STRATEGIES)
+def test_each_entry_passes_only_parameters_its_solver_has(name: str) -> None:
+    entry = _TABLE[name]
+    accepted = set(inspect.signature(entry.factory).parameters)
+    arguments = set(entry.arguments(SummarySettings()))
+    assert arguments <= accepted
+    assert set(entry.options) <= accepted - arguments  # an option is not also a setting
+
+
+def test_an_unknown_name_lists_the_known_ones_sorted() -> None:
+    with pytest.raises(ValueError, match=r"unknown strategy 'skim'; use one of (.+)") as error:
+        summary_solver("skim")
+    assert str(error.value).endswith(", ".join(sorted(SUMMARY_STRATEGIES)))
+    check_strategy("nexus_sum")
+    with pytest.raises(ValueError, match=r"'nexus_sum'; use one of full, incremental$"):
+        check_strategy("nexus_sum", ("incremental", "full"))
+
+
+def test_an_option_the_strategy_does_not_take_is_refused() -> None:
+    with pytest.raises(
+        ValueError,
+        match=r"strategy 'full' does not take compress=False, an option of nexus_sum; "
+        r"it takes no options",
+    ):
+        summary_solver("full", compress=False)
+    with pytest.raises(ValueError, match=r"'nexus_sum' does not take shuffle=1; it takes "):
+        summary_solver("nexus_sum", shuffle=1)
+    # a shared setting is not an option: it goes in SummarySettings
+    with pytest.raises(ValueError, match=r"'hierarchical' does not take temperature=0\.1"):
+        summary_solver("hierarchical", temperature=0.1)
+
+
+def test_options_pass_through_and_default_otherwise() -> None:
+    assert dict(strategy_options("nexus_sum")) == {"preprocess": True, "compress": True}
+    assert dict(strategy_options("full")) == {}
+    built = params(summary_solver("nexus_sum", SummarySettings(), compress=False))
+    assert (built["preprocess"], built["compress"]) == (True, False)
+
+
+def test_settings_are_frozen() -> None:
+    settings = SummarySettings()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        settings.chunk_size = 1  # type: ignore[misc]
+    assert dataclasses.replace(settings, chunk_size=1).chunk_size == 1
+
+
+@pytest.mark.parametrize(
+    ("name", "given", "expected"),
+    [
+        ("full", None, False),
+        ("hierarchical", None, False),
+        ("incremental", None, True),
+        ("incremental", False, False),
+        ("hierarchical", True, True),
+    ],
+)
+def test_each_strategy_has_its_own_artifact_default(
+    name: str, given: bool | None, expected: bool
+) -> None:
+    built = params(summary_solver(name, SummarySettings(remove_artifacts=given)))
+    assert built["remove_artifacts"] is expected
+
+
+def test_a_length_in_words_reaches_every_strategy() -> None:
+    settings = SummarySettings(target_words=65, max_summary_tokens=5)
+    for name in ("full", "hierarchical", "incremental"):
+        assert params(summary_solver(name, settings))["max_summary_tokens"] == 100  # 65 / 0.65
+    assert params(summary_solver("nexus_sum", settings))["target_words"] == 65
+    # without words, nexus_sum is asked for the words the token limit allows
+    assert params(summary_solver("nexus_sum"))["target_words"] == round(900 * 0.65)
+
+
+def test_an_unset_temperature_is_each_strategys_own() -> None:
+    assert params(summary_solver("full"))["temperature"] == defaults.DEFAULT_TEMPERATURE
+    assert params(summary_solver("nexus_sum"))["temperature"] == defaults.NEXUS_TEMPERATURE
+    chosen = SummarySettings(temperature=0.9)
+    assert all(params(summary_solver(n, chosen))["temperature"] == 0.9 for n in _TABLE)
+
+
+DEFAULTS = {
+    "chunk_size": defaults.DEFAULT_CHUNK_SIZE,
+    "context_window": defaults.DEFAULT_CONTEXT_WINDOW,
+    "max_summary_tokens": defaults.DEFAULT_MAX_SUMMARY_TOKENS,
+    "temperature": defaults.DEFAULT_TEMPERATURE,
+}
+
+
+@pytest.mark.parametrize(
+    "factory",
+    [full_context, hierarchical_merge, incremental_update, booookscore_module.booookscore],
+)
+def test_solvers_and_booookscore_default_to_the_settings(factory: Callable[..., Any]) -> None:
+    signature = inspect.signature(factory).parameters
+    assert {name: signature[name].default for name in DEFAULTS if name in signature} == {
+        name: value for name, value in DEFAULTS.items() if name in signature
+    }
+    settings = SummarySettings()
+    assert [settings.chunk_size, settings.context_window, settings.max_summary_tokens] == list(
+        DEFAULTS.values()
+    )[:3]
+
+
+@pytest.mark.parametrize("task", [booksum, squality])
+def test_narrative_tasks_default_to_the_settings(task: Callable[..., Any]) -> None:
+    signature = inspect.signature(task).parameters
+    assert signature["chunk_size"].default == SummarySettings().chunk_size
+    assert signature["context_window"].default == SummarySettings().context_window
+    assert signature["temperature"].default is None  # each strategy's own
+
+
+def documented_strategies(task: Callable[..., Any]) -> set[str]:
+    """The backticked names in the `strategy:` entry of a task's Args."""
+    doc = inspect.getdoc(task) or ""
+    entry = re.search(r"^\s*strategy: (.+?)(?=^\s*\w+: )", doc, re.MULTILINE | re.DOTALL)
+    assert entry, f"{task.__name__} documents no strategy"
+    return set(re.findall(r"`(\w+)`", entry.group(1)))
+
+
+def test_booookscore_offers_registered_names_and_documents_them() -> None:
+    offered = set(get_args(booookscore_module.Strategy))
+    assert offered <= set(SUMMARY_STRATEGIES)
+    assert documented_strategies(booookscore_module.booookscore) == offered
+    with pytest.raises(ValueError, match=r"use one of full, hierarchical, incremental$"):
+        booookscore_module.booookscore(strategy="nexus_sum")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("task", [booksum, squality])
+def test_narrative_tasks_document_every_registered_name(task: Callable[..., Any]) -> None:
+    assert documented_strategies(task) == set(SUMMARY_STRATEGIES)
+
+
+@pytest.mark.parametrize("name", SUMMARY_STRATEGIES)
+def test_squality_offers_every_registered_name(name: str) -> None:
+    task = squality(data=str(bundled_squality_fixture()), strategy=name)
+    [step] = getattr(task.solver, "steps", [task.solver])
+    assert solver_name(step) == _TABLE[name].factory.__name__
+    assert params(step)["question_key"] == "question"
