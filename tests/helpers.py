@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ast
 import importlib.util
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -72,3 +74,21 @@ def output_with_logprobs(text: str, top: dict[str, float] | None) -> ModelOutput
             ]
         )
     return out
+
+
+def _is_task_decorator(node: ast.expr) -> bool:
+    target = node.func if isinstance(node, ast.Call) else node
+    return (isinstance(target, ast.Name) and target.id == "task") or (
+        isinstance(target, ast.Attribute) and target.attr == "task"
+    )
+
+
+def task_functions(path: Path) -> list[str]:
+    """Names of the top-level `@task` functions a Python file defines (read, not imported)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return [
+        node.name
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef)
+        and any(_is_task_decorator(d) for d in node.decorator_list)
+    ]

@@ -13,13 +13,15 @@ module) this proves that:
 - `inspect score` (no `--scorer`) re-scores a log of a `tasks/booookscore.py` run and of a
   `longform_evals/booookscore` run.
 
+That the root files and the package's registered tasks are the same set (no package task
+without a file, no file without a package task) is checked in `tests/test_layers.py`.
+
 The command-line runs are subprocesses started together (a few at a time) when the first test
 needs one, since each costs seconds of imports.
 """
 
 from __future__ import annotations
 
-import ast
 import importlib
 import importlib.util
 import inspect
@@ -40,7 +42,7 @@ from inspect_ai.log import EvalLog, read_eval_log
 from inspect_ai.model import get_model
 
 import longform_evals
-from helpers import OFFLINE_RULES
+from helpers import OFFLINE_RULES, task_functions
 
 REPO = Path(__file__).resolve().parents[2]
 SHARED_DATA = REPO.parent / "shared" / "data"
@@ -82,22 +84,9 @@ NEEDS_SHARED = {"longformfact"}
 NEEDS_MODULE = {"booksum": "bert_score", "squality": "bert_score"}  # BERTScore: `embed` extra
 
 
-def _is_task_decorator(node: ast.expr) -> bool:
-    target = node.func if isinstance(node, ast.Call) else node
-    return (isinstance(target, ast.Name) and target.id == "task") or (
-        isinstance(target, ast.Attribute) and target.attr == "task"
-    )
-
-
 def _task_name(path: Path) -> str:
     """The name of the one `@task` function defined in a task file."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    names = [
-        node.name
-        for node in tree.body
-        if isinstance(node, ast.FunctionDef)
-        and any(_is_task_decorator(d) for d in node.decorator_list)
-    ]
+    names = task_functions(path)
     assert len(names) == 1, f"{path.name} should define exactly one @task, found {names}"
     return names[0]
 
