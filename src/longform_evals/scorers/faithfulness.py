@@ -13,6 +13,7 @@ A summary without words is not judged (NaN, the reason counted: see
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from itertools import product
 from typing import Any, Literal
 
@@ -39,8 +40,14 @@ from longform_evals.judges.minicheck import (
     minicheck_support_rows,
 )
 from longform_evals.scorers.limited import unless_limited
-from longform_evals.scorers.unscorable import check_text, unscorable_metrics
-from longform_evals.text import chunk_documents, join_documents, parse_chunk_mode, split_sentences
+from longform_evals.scorers.unscorable import TextCheck, check_text, unscorable_metrics
+from longform_evals.text import (
+    DocChunk,
+    chunk_documents,
+    join_documents,
+    parse_chunk_mode,
+    split_sentences,
+)
 
 Merge = Literal["max", "mean", "min"]
 MERGES: tuple[Merge, ...] = ("max", "mean", "min")
@@ -92,6 +99,239 @@ def _doc_rows(
             ]
         )
     return rows
+
+
+def _check_options(
+    judge: str, doc_merge: str, sentence_merge: str, chunking: str | None, prompt: str | None
+) -> None:
+    """Fail at task construction on an unknown judge, merge, chunking mode or prompt."""
+    if judge != "llm" and judge not in MINICHECK_MODELS:
+        known = ", ".join(["llm", *MINICHECK_MODELS])
+        raise ValueError(f"unknown faithfulness judge {judge!r}; available: {known}")
+    if doc_merge not in MERGES or sentence_merge not in MERGES:
+        raise ValueError(f"doc_merge and sentence_merge must be one of {MERGES}")
+    if chunking is not None:
+        parse_chunk_mode(chunking)
+    if prompt is not None and prompt not in JUDGE_PROMPTS:
+        raise ValueError(f"unknown faithfulness prompt {prompt!r}; available: {JUDGE_PROMPTS}")
+
+
+def _minicheck_of(
+    judge: str, path: str | None, device: str, batch_size: int
+) -> MiniCheckJudge | MiniCheckLLMJudge | None:
+    """The MiniCheck judge `judge` names (built once, with the scorer), or None for `llm`."""
+    if judge == "llm":
+        return None
+    local = MINICHECK_MODELS[judge][0] != "7b"
+    options: dict[str, Any] = {"batch_size": batch_size, "device": device} if local else {}
+    return minicheck_judge(judge, path=path, **options)
+
+
+def _unscorable_score(summary: str, check: TextCheck) -> Score:
+    """The score of a summary without words: NaN values, no judge call."""
+    return Score(
+        value={
+            **dict.fromkeys((*VALUE_KEYS, "missing_rate"), math.nan),
+            "judge_calls": 0.0,
+            **check.values(math.nan),
+        },
+        answer=summary,
+        explanation=check.explanation(),
+        metadata=check.metadata(),
+    )
+
+
+@dataclass(frozen=True)
+class _Resolved:
+    """The judge of a sample as the task's model roles and calibration make it."""
+
+    name: str
+    cal: JudgeCalibration
+    settings: FaithfulnessSettings
+    chunking: str
+    thresholds: dict[str, float]
+    """Summary thresholds per aggregation and for `faithfulness`."""
+    sentence_threshold: float
+
+
+@dataclass(frozen=True)
+class _Judged:
+    """One sample's judgements, per judge unit and per non-empty document."""
+
+    sentences: list[str]
+    kept: list[int]
+    """Indices of the non-empty documents (the matrix's rows, in order)."""
+    units: list[DocChunk]
+    """The units the judge read; `doc_index` counts kept documents."""
+    unit_rows: list[list[SupportJudgement]]
+    rows: list[list[float | None]]
+    """Support per (kept document, sentence)."""
+    full_rows: list[list[SupportJudgement]] | None
+    """With `include_full`: the one row of all documents read at once."""
+
+    @property
+    def full(self) -> list[float | None] | None:
+        return _values(self.full_rows)[0] if self.full_rows else None
+
+
+@dataclass(frozen=True)
+class _Faithfulness:
+    """The scorer's fixed configuration (the factory's checked arguments) and its steps."""
+
+    judge: str
+    doc_merge: Merge
+    sentence_merge: Merge
+    chunking: str | None
+    include_full: bool
+    max_tokens: int
+    cache: bool
+    prompts_dir: str | None
+    prompt: str | None
+    threshold: float | None
+    calibration: str | None
+    minicheck: MiniCheckJudge | MiniCheckLLMJudge | None
+
+    @property
+    def aggregation(self) -> str:
+        return f"{self.doc_merge}_{self.sentence_merge}"
+
+    def resolve(self) -> _Resolved:
+        """The judge's name, its calibration, the settings it is asked with, the chunking
+        and the thresholds."""
+        if self.minicheck is not None:
+            name, cal = self.judge, JudgeCalibration(source="none (MiniCheck)")
+            settings = FaithfulnessSettings()
+        else:
+            name = str(get_model(role="grader"))
+            cal = load_calibration(name, self.calibration)
+            settings = FaithfulnessSettings(
+                max_tokens=self.max_tokens,
+                cache=self.cache,
+                prompts_dir=self.prompts_dir,
+                prompt=self.prompt or cal.prompt,
+            )
+        chunking = self.chunking or (cal.chunking if self.minicheck is None else "natural")
+        threshold = self.threshold
+        thresholds = {
+            key: threshold if threshold is not None else cal.threshold(key)
+            for key in (*AGGREGATIONS, *FULL_AGGREGATIONS)
+        }
+        thresholds["faithfulness"] = thresholds[self.aggregation]
+        sentence_threshold = threshold if threshold is not None else cal.sentence_threshold
+        return _Resolved(name, cal, settings, chunking, thresholds, sentence_threshold)
+
+    async def judge_rows(
+        self, texts: list[str], sentences: list[str], settings: FaithfulnessSettings
+    ) -> list[list[SupportJudgement]]:
+        """Support of every sentence by every text, one row a text."""
+        if self.minicheck is not None:
+            return await minicheck_support_rows(self.minicheck, texts, sentences)
+        return await support_rows(get_model(role="grader"), texts, sentences, settings)
+
+    async def judge_sample(
+        self, state: TaskState, documents: list[str], sentences: list[str], judge: _Resolved
+    ) -> _Judged:
+        """Judge the sentences against each unit of the documents (and, with `include_full`,
+        against all documents at once)."""
+        # Empty documents (they occur in real data) have nothing to support a sentence: they
+        # are left out of the matrix and listed, rather than failing the sample.
+        kept = [i for i, d in enumerate(documents) if d.strip()]
+        if not kept:
+            raise ValueError(f"sample {state.sample_id!r}: every source document is empty")
+        units = chunk_documents([documents[i] for i in kept], judge.chunking)
+        unit_rows = await self.judge_rows([u.text for u in units], sentences, judge.settings)
+        rows = _doc_rows(unit_rows, [u.doc_index for u in units], len(kept))
+        full_rows: list[list[SupportJudgement]] | None = None
+        if self.include_full:
+            full_rows = await self.judge_rows(
+                [join_documents([documents[i] for i in kept])], sentences, judge.settings
+            )
+        return _Judged(sentences, kept, units, unit_rows, rows, full_rows)
+
+    def score_values(
+        self, judged: _Judged, matrix: SupportMatrix, check: TextCheck
+    ) -> dict[str, float]:
+        """The score's values: every aggregation, the missing rate, the judge calls and the
+        counted reasons."""
+        n_sentences = len(judged.sentences)
+        aggregations = matrix.all_aggregations()
+        values: dict[str, float] = {
+            "faithfulness": matrix.aggregate(self.doc_merge, self.sentence_merge),
+            **{key: aggregations.get(key, math.nan) for key in (*AGGREGATIONS, *FULL_AGGREGATIONS)},
+            "missing_rate": matrix.missing_count() / matrix.values.size,
+            "judge_calls": float(
+                len(judged.units) * n_sentences + (n_sentences if judged.full_rows else 0)
+            ),
+        }
+        values.update(check.values(values["faithfulness"]))
+        return values
+
+    def score_metadata(
+        self,
+        judge: _Resolved,
+        judged: _Judged,
+        matrix: SupportMatrix,
+        n_documents: int,
+        check: TextCheck,
+    ) -> dict[str, Any]:
+        """The score's metadata: the judge and its thresholds, the matrices, attribution and
+        the position profiles."""
+        kept, units, unit_rows = judged.kept, judged.units, judged.unit_rows
+        return {
+            "judge": judge.name,
+            "prompt": judge.settings.prompt if self.minicheck is None else None,
+            "aggregation": self.aggregation,
+            "chunking": judge.chunking,
+            "calibration": judge.cal.source,
+            "thresholds": judge.thresholds,
+            "sentence_threshold": judge.sentence_threshold,
+            "units": [
+                {"doc_index": kept[u.doc_index], "chunk_index": u.chunk_index, "tokens": u.n_tokens}
+                for u in units
+            ],
+            "sentences": judged.sentences,
+            "matrix": judged.rows,
+            "unit_matrix": _values(unit_rows) if len(units) > len(kept) else None,
+            "full": judged.full,
+            "answer_sources": [[j.source for j in row] for row in unit_rows],
+            "sentence_scores": [
+                None if math.isnan(v) else v
+                for v in matrix.sentence_scores(self.doc_merge).tolist()
+            ],
+            "attribution": matrix.attribution().tolist(),
+            # Yes/no judges tie often; split tied sentences instead of crediting the first.
+            "position_faithfulness": matrix.position_faithfulness(
+                judge.sentence_threshold, ties="split"
+            ),
+            "position_coverage": matrix.position_coverage(judge.sentence_threshold),
+            "empty_documents": [i for i in range(n_documents) if i not in kept],
+            **check.metadata(),
+        }
+
+    async def score(self, state: TaskState) -> Score:
+        """Score one sample's completion."""
+        documents = sample_documents(state)
+        summary = state.output.completion if state.output else ""
+        check = check_text(summary, summary_sentences(state, summary), judged=True)
+        if check.problem:
+            return _unscorable_score(summary, check)
+        judge = self.resolve()
+        judged = await self.judge_sample(state, documents, check.sentences, judge)
+        matrix = SupportMatrix.from_rows(judged.rows, full=judged.full)
+        values = self.score_values(judged, matrix, check)
+        metadata = self.score_metadata(judge, judged, matrix, len(documents), check)
+        unread = sum(1 for row in judged.unit_rows for j in row if j.value is None)
+        return Score(
+            value=values,
+            answer=summary,
+            explanation=(
+                f"{self.aggregation} over {len(judged.kept)} documents ({len(judged.units)} "
+                f"judge units, {judge.chunking}) x {len(judged.sentences)} sentences = "
+                f"{values['faithfulness']:.3f}; {unread} answers unreadable; "
+                f"thresholds: {judge.cal.source}"
+            ),
+            metadata=metadata,
+        )
 
 
 @scorer(
@@ -159,126 +399,23 @@ def faithfulness(
         `scored` (see `longform_evals.scorers.unscorable`); metadata holds the matrix,
         attribution, the position profiles, the thresholds and where they came from.
     """
-    if judge != "llm" and judge not in MINICHECK_MODELS:
-        known = ", ".join(["llm", *MINICHECK_MODELS])
-        raise ValueError(f"unknown faithfulness judge {judge!r}; available: {known}")
-    if doc_merge not in MERGES or sentence_merge not in MERGES:
-        raise ValueError(f"doc_merge and sentence_merge must be one of {MERGES}")
-    if chunking is not None:
-        parse_chunk_mode(chunking)
-    if prompt is not None and prompt not in JUDGE_PROMPTS:
-        raise ValueError(f"unknown faithfulness prompt {prompt!r}; available: {JUDGE_PROMPTS}")
-    minicheck: MiniCheckJudge | MiniCheckLLMJudge | None = None
-    if judge != "llm":
-        local = MINICHECK_MODELS[judge][0] != "7b"
-        options: dict[str, Any] = {"batch_size": batch_size, "device": device} if local else {}
-        minicheck = minicheck_judge(judge, path=minicheck_path, **options)
-    aggregation = f"{doc_merge}_{sentence_merge}"
-
-    def resolve() -> tuple[str, JudgeCalibration, FaithfulnessSettings]:
-        """The judge's name, its calibration and the settings it is asked with."""
-        if minicheck is not None:
-            return judge, JudgeCalibration(source="none (MiniCheck)"), FaithfulnessSettings()
-        name = str(get_model(role="grader"))
-        cal = load_calibration(name, calibration)
-        settings = FaithfulnessSettings(
-            max_tokens=max_tokens,
-            cache=cache,
-            prompts_dir=prompts_dir,
-            prompt=prompt or cal.prompt,
-        )
-        return name, cal, settings
+    _check_options(judge, doc_merge, sentence_merge, chunking, prompt)
+    config = _Faithfulness(
+        judge=judge,
+        doc_merge=doc_merge,
+        sentence_merge=sentence_merge,
+        chunking=chunking,
+        include_full=include_full,
+        max_tokens=max_tokens,
+        cache=cache,
+        prompts_dir=prompts_dir,
+        prompt=prompt,
+        threshold=threshold,
+        calibration=calibration,
+        minicheck=_minicheck_of(judge, minicheck_path, device, batch_size),
+    )
 
     async def score(state: TaskState, target: Target) -> Score:
-        documents = sample_documents(state)
-        summary = state.output.completion if state.output else ""
-        check = check_text(summary, summary_sentences(state, summary), judged=True)
-        sentences = check.sentences
-        if check.problem:
-            return Score(
-                value={
-                    **dict.fromkeys((*VALUE_KEYS, "missing_rate"), math.nan),
-                    "judge_calls": 0.0,
-                    **check.values(math.nan),
-                },
-                answer=summary,
-                explanation=check.explanation(),
-                metadata=check.metadata(),
-            )
-        name, cal, settings = resolve()
-        use_chunking = chunking or (cal.chunking if minicheck is None else "natural")
-        thresholds = {
-            key: threshold if threshold is not None else cal.threshold(key)
-            for key in (*AGGREGATIONS, *FULL_AGGREGATIONS)
-        }
-        thresholds["faithfulness"] = thresholds[aggregation]
-        sentence_threshold = threshold if threshold is not None else cal.sentence_threshold
-
-        async def judge_rows(texts: list[str]) -> list[list[SupportJudgement]]:
-            if minicheck is not None:
-                return await minicheck_support_rows(minicheck, texts, sentences)
-            return await support_rows(get_model(role="grader"), texts, sentences, settings)
-
-        # Empty documents (they occur in real data) have nothing to support a sentence: they
-        # are left out of the matrix and listed, rather than failing the sample.
-        kept = [i for i, d in enumerate(documents) if d.strip()]
-        if not kept:
-            raise ValueError(f"sample {state.sample_id!r}: every source document is empty")
-        units = chunk_documents([documents[i] for i in kept], use_chunking)
-        unit_rows = await judge_rows([u.text for u in units])
-        rows = _doc_rows(unit_rows, [u.doc_index for u in units], len(kept))
-        full_rows: list[list[SupportJudgement]] | None = None
-        if include_full:
-            full_rows = await judge_rows([join_documents([documents[i] for i in kept])])
-        full = _values(full_rows)[0] if full_rows else None
-        matrix = SupportMatrix.from_rows(rows, full=full)
-        aggregations = matrix.all_aggregations()
-        values: dict[str, float] = {
-            "faithfulness": matrix.aggregate(doc_merge, sentence_merge),
-            **{key: aggregations.get(key, math.nan) for key in (*AGGREGATIONS, *FULL_AGGREGATIONS)},
-            "missing_rate": matrix.missing_count() / matrix.values.size,
-            "judge_calls": float(
-                len(units) * len(sentences) + (len(sentences) if full_rows else 0)
-            ),
-        }
-        values.update(check.values(values["faithfulness"]))
-        metadata: dict[str, Any] = {
-            "judge": name,
-            "prompt": settings.prompt if minicheck is None else None,
-            "aggregation": aggregation,
-            "chunking": use_chunking,
-            "calibration": cal.source,
-            "thresholds": thresholds,
-            "sentence_threshold": sentence_threshold,
-            "units": [
-                {"doc_index": kept[u.doc_index], "chunk_index": u.chunk_index, "tokens": u.n_tokens}
-                for u in units
-            ],
-            "sentences": sentences,
-            "matrix": rows,
-            "unit_matrix": _values(unit_rows) if len(units) > len(kept) else None,
-            "full": full,
-            "answer_sources": [[j.source for j in row] for row in unit_rows],
-            "sentence_scores": [
-                None if math.isnan(v) else v for v in matrix.sentence_scores(doc_merge).tolist()
-            ],
-            "attribution": matrix.attribution().tolist(),
-            # Yes/no judges tie often; split tied sentences instead of crediting the first.
-            "position_faithfulness": matrix.position_faithfulness(sentence_threshold, ties="split"),
-            "position_coverage": matrix.position_coverage(sentence_threshold),
-            "empty_documents": [i for i in range(len(documents)) if i not in kept],
-            **check.metadata(),
-        }
-        unread = sum(1 for row in unit_rows for j in row if j.value is None)
-        return Score(
-            value=values,
-            answer=summary,
-            explanation=(
-                f"{aggregation} over {len(kept)} documents ({len(units)} judge units, "
-                f"{use_chunking}) x {len(sentences)} sentences = {values['faithfulness']:.3f}; "
-                f"{unread} answers unreadable; thresholds: {cal.source}"
-            ),
-            metadata=metadata,
-        )
+        return await config.score(state)
 
     return unless_limited(score)

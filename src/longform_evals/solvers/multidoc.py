@@ -36,6 +36,7 @@ import math
 import random
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
 from inspect_ai.solver import Generate, Solver, TaskState, solver
@@ -114,6 +115,242 @@ def _strip_label(text: str) -> str:
     return _LABEL.sub("", text, count=1).strip() or text.strip()
 
 
+@dataclass(frozen=True)
+class _Multidoc:
+    """The solver's fixed configuration: strategy, prompts, limits and token budgets."""
+
+    strategy: str
+    full: PromptTemplate
+    focus: str
+    """The focus instruction (with its leading space) of a `focus_*` strategy, else empty."""
+    document_prompt: PromptTemplate
+    merge_prompt: PromptTemplate
+    update_prompt: PromptTemplate
+    combine_prompt: PromptTemplate
+    limit: int
+    """Words the prompts ask for."""
+    count: Callable[[str], int]
+    room: int
+    """Tokens of a call left for the prompt and its documents."""
+    overheads: dict[str, int]
+    """Tokens of each document-reading prompt without its documents."""
+    max_summary_tokens: int
+    temperature: float
+    max_tries: int
+    k: int
+    seed: int
+
+
+def _multidoc_setup(
+    strategy: str,
+    max_summary_tokens: int,
+    context_window: int,
+    temperature: float,
+    max_tries: int,
+    k: int,
+    seed: int,
+    tokenizer: TokenizerLike,
+    prompts_dir: str | None,
+) -> _Multidoc:
+    """Check the arguments of :func:`multidoc_summary` and load its prompts."""
+    if strategy not in MULTIDOC_STRATEGIES:
+        raise ValueError(
+            f"unknown strategy {strategy!r}; use one of {', '.join(MULTIDOC_STRATEGIES)}"
+        )
+    if k < 1:
+        raise ValueError(f"k must be >= 1, got {k}")
+    full = load_prompt("multidoc", "full", prompts_dir)
+    focus = ""
+    if strategy.startswith("focus_"):
+        focus = " " + load_prompt("multidoc", strategy, prompts_dir).render()
+    document_prompt = load_prompt("multidoc", "document", prompts_dir)
+    merge_prompt = load_prompt("multidoc", "merge", prompts_dir)
+    update_prompt = load_prompt("multidoc", "update", prompts_dir)
+    combine_prompt = load_prompt("multidoc", "combine", prompts_dir)
+    limit = word_limit(max_summary_tokens)
+    count = get_tokenizer(tokenizer).count
+    room = context_window - max_summary_tokens - SAFETY_TOKENS
+    overheads = {
+        "full": count(full.render(n_docs=99, documents="", focus=focus, word_limit=limit)),
+        "document": count(document_prompt.render(text="", word_limit=limit)),
+        "update": count(update_prompt.render(summary="", text="", word_limit=limit)),
+    }
+    if room - max(overheads.values()) <= 0:
+        raise ValueError(
+            f"context_window={context_window} leaves no room for documents after the prompt "
+            f"({max(overheads.values())} tokens) and max_summary_tokens={max_summary_tokens}"
+        )
+    return _Multidoc(
+        strategy=strategy,
+        full=full,
+        focus=focus,
+        document_prompt=document_prompt,
+        merge_prompt=merge_prompt,
+        update_prompt=update_prompt,
+        combine_prompt=combine_prompt,
+        limit=limit,
+        count=count,
+        room=room,
+        overheads=overheads,
+        max_summary_tokens=max_summary_tokens,
+        temperature=temperature,
+        max_tries=max_tries,
+        k=k,
+        seed=seed,
+    )
+
+
+@dataclass(frozen=True)
+class _Calls:
+    """The model calls of one sample: each prompt's documents cut to fit, the cuts recorded."""
+
+    setup: _Multidoc
+    run: SummaryRun
+    info: dict[str, Any]
+    """`metadata["multidoc"]` of the sample."""
+    cuts: list[dict[str, Any]] = field(default_factory=list)
+
+    def fit(self, call: str, docs: Sequence[str], budget: int) -> list[str]:
+        """The documents cut to `budget` tokens together, the cut recorded."""
+        if len(docs) > 1:  # the "Document i:" headers take room too
+            budget -= self.setup.count(join_documents([""] * len(docs)))
+        kept, dropped = fit_documents(list(docs), max(0, budget), self.run.tokenizer)
+        if any(dropped):
+            stats = self.run.stats
+            stats["truncated_tokens"] = int(stats["truncated_tokens"]) + sum(dropped)
+            self.cuts.append({"call": call, "dropped_tokens": dropped})
+        return kept
+
+    async def call(self, render: Callable[[int], str]) -> Outcome:
+        """One summary from the prompt `render` makes for a word limit."""
+        setup = self.setup
+        outcome = await self.run.generate(
+            render,
+            setup.limit,
+            max_tokens=setup.max_summary_tokens,
+            temperature=setup.temperature,
+            max_tries=setup.max_tries,
+            check_limit=setup.limit,
+        )
+        outcome.text = _strip_label(outcome.text)
+        return outcome
+
+    def full_render(self, docs: Sequence[str]) -> Callable[[int], str]:
+        """The prompt of all `docs` in one call."""
+        setup = self.setup
+        text = join_documents(self.fit("full", docs, setup.room - setup.overheads["full"]))
+        return lambda w: setup.full.render(
+            n_docs=len(docs), documents=text, focus=setup.focus, word_limit=w
+        )
+
+    def doc_render(self, text: str) -> Callable[[int], str]:
+        """The prompt of one document."""
+        setup = self.setup
+        [text] = self.fit("document", [text], setup.room - setup.overheads["document"])
+        return lambda w: setup.document_prompt.render(text=text, word_limit=w)
+
+    def update_render(self, current: str, text: str) -> Callable[[int], str]:
+        """The prompt updating the summary `current` with a document."""
+        setup = self.setup
+        budget = setup.room - setup.overheads["update"] - setup.count(current)
+        [text] = self.fit("update", [text], budget)
+        return lambda w: setup.update_prompt.render(summary=current, text=text, word_limit=w)
+
+    @staticmethod
+    def list_render(template: PromptTemplate, parts: Sequence[str]) -> Callable[[int], str]:
+        """The prompt of `template` over numbered summaries."""
+        text = _join_summaries(parts)
+        return lambda w: template.render(summaries=text, word_limit=w)
+
+
+async def _plain(calls: _Calls, documents: list[str]) -> str:
+    """`plain` and `focus_*`: all documents in one call."""
+    outcome = await calls.call(calls.full_render(documents))
+    calls.run.record("full", 0, 0, outcome)
+    return outcome.text
+
+
+async def _merge_level(calls: _Calls, summaries: list[str], group: int, level: int) -> list[str]:
+    """One level of hierarchical merging: each `group` of neighbours merged in one call (all
+    calls at once), a group of one moving up unchanged."""
+    groups = [summaries[i : i + group] for i in range(0, len(summaries), group)]
+    merge_prompt = calls.setup.merge_prompt
+    merged = await collect(
+        *(calls.call(calls.list_render(merge_prompt, g)) for g in groups if len(g) > 1)
+    )
+    it = iter(merged)
+    nxt: list[str] = []
+    for index, g in enumerate(groups):
+        if len(g) == 1:
+            nxt.append(g[0])
+        else:
+            o = next(it)
+            calls.run.record("merge", level, index, o)
+            nxt.append(o.text)
+    return nxt
+
+
+async def _hierarchical(calls: _Calls, documents: list[str]) -> str:
+    """`hierarchical_*`: summarize each document (all at once), then merge level by level."""
+    outcomes = await collect(*(calls.call(calls.doc_render(d)) for d in documents))
+    for i, o in enumerate(outcomes):
+        calls.run.record("chunk", 0, i, o)
+    summaries = [o.text for o in outcomes]
+    # One pass merges everything at once; pairwise merges neighbours, an odd last
+    # summary moving up unchanged, so document order is kept at every level.
+    group = len(summaries) if calls.setup.strategy == "hierarchical_one_pass" else 2
+    level = 0
+    while len(summaries) > 1:
+        level += 1
+        summaries = await _merge_level(calls, summaries, group, level)
+    calls.info["levels"] = level
+    return summaries[0]
+
+
+async def _incremental(calls: _Calls, documents: list[str]) -> str:
+    """`incremental`: summarize the first document, then update with each next one."""
+    summary = ""
+    for i, doc in enumerate(documents):
+        if i == 0:
+            outcome = await calls.call(calls.doc_render(doc))
+        else:
+            outcome = await calls.call(calls.update_render(summary, doc))
+        calls.run.record("chunk" if i == 0 else "update", 0, i, outcome)
+        summary = outcome.text
+    return summary
+
+
+async def _calibration(calls: _Calls, documents: list[str], sample_id: int | str) -> str:
+    """`calibration`: summarize `k` document orders (all at once), then combine them."""
+    setup = calls.setup
+    rng = random.Random(f"{setup.seed}:{sample_id}")
+    orders = calibration_orders(len(documents), setup.k, rng)
+    calls.info["permutations"] = orders
+    outcomes = await collect(
+        *(calls.call(calls.full_render([documents[i] for i in order])) for order in orders)
+    )
+    for i, o in enumerate(outcomes):
+        calls.run.record("full", 0, i, o)
+    if len(outcomes) == 1:
+        return outcomes[0].text
+    render = calls.list_render(setup.combine_prompt, [o.text for o in outcomes])
+    outcome = await calls.call(render)
+    calls.run.record("merge", 1, 0, outcome)
+    return outcome.text
+
+
+async def _summarize(calls: _Calls, documents: list[str], sample_id: int | str) -> str:
+    """The summary of `documents` by the configured strategy."""
+    strategy = calls.setup.strategy
+    if strategy == "plain" or strategy.startswith("focus_"):
+        return await _plain(calls, documents)
+    if strategy.startswith("hierarchical_"):
+        return await _hierarchical(calls, documents)
+    if strategy == "incremental":
+        return await _incremental(calls, documents)
+    return await _calibration(calls, documents, sample_id)
+
+
 @solver
 def multidoc_summary(
     strategy: str = "plain",
@@ -152,142 +389,30 @@ def multidoc_summary(
         ValueError: On an unknown strategy, ``k < 1``, or a window too small for the prompt
             and the summary.
     """
-    if strategy not in MULTIDOC_STRATEGIES:
-        raise ValueError(
-            f"unknown strategy {strategy!r}; use one of {', '.join(MULTIDOC_STRATEGIES)}"
-        )
-    if k < 1:
-        raise ValueError(f"k must be >= 1, got {k}")
-    full = load_prompt("multidoc", "full", prompts_dir)
-    focus = ""
-    if strategy.startswith("focus_"):
-        focus = " " + load_prompt("multidoc", strategy, prompts_dir).render()
-    document_prompt = load_prompt("multidoc", "document", prompts_dir)
-    merge_prompt = load_prompt("multidoc", "merge", prompts_dir)
-    update_prompt = load_prompt("multidoc", "update", prompts_dir)
-    combine_prompt = load_prompt("multidoc", "combine", prompts_dir)
-    limit = word_limit(max_summary_tokens)
-    count = get_tokenizer(tokenizer).count
-    room = context_window - max_summary_tokens - SAFETY_TOKENS
-    overheads = {
-        "full": count(full.render(n_docs=99, documents="", focus=focus, word_limit=limit)),
-        "document": count(document_prompt.render(text="", word_limit=limit)),
-        "update": count(update_prompt.render(summary="", text="", word_limit=limit)),
-    }
-    if room - max(overheads.values()) <= 0:
-        raise ValueError(
-            f"context_window={context_window} leaves no room for documents after the prompt "
-            f"({max(overheads.values())} tokens) and max_summary_tokens={max_summary_tokens}"
-        )
+    setup = _multidoc_setup(
+        strategy,
+        max_summary_tokens,
+        context_window,
+        temperature,
+        max_tries,
+        k,
+        seed,
+        tokenizer,
+        prompts_dir,
+    )
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         documents = sample_documents_of(state)
         run = SummaryRun(
             state, f"multidoc_{strategy}", tokenizer, ("documents", "truncated_tokens"), cache
         )
-        cuts: list[dict[str, Any]] = []
-
-        def fit(call: str, docs: Sequence[str], budget: int) -> list[str]:
-            """The documents cut to `budget` tokens together, the cut recorded."""
-            if len(docs) > 1:  # the "Document i:" headers take room too
-                budget -= count(join_documents([""] * len(docs)))
-            kept, dropped = fit_documents(list(docs), max(0, budget), run.tokenizer)
-            if any(dropped):
-                run.stats["truncated_tokens"] = int(run.stats["truncated_tokens"]) + sum(dropped)
-                cuts.append({"call": call, "dropped_tokens": dropped})
-            return kept
-
         run.stats["documents"] = len(documents)
         info: dict[str, Any] = {"strategy": strategy, "n_docs": len(documents)}
         state.metadata["multidoc"] = info
-
-        async def call(render: Callable[[int], str]) -> Outcome:
-            outcome = await run.generate(
-                render,
-                limit,
-                max_tokens=max_summary_tokens,
-                temperature=temperature,
-                max_tries=max_tries,
-                check_limit=limit,
-            )
-            outcome.text = _strip_label(outcome.text)
-            return outcome
-
-        def full_render(docs: Sequence[str]) -> Callable[[int], str]:
-            text = join_documents(fit("full", docs, room - overheads["full"]))
-            return lambda w: full.render(
-                n_docs=len(docs), documents=text, focus=focus, word_limit=w
-            )
-
-        def doc_render(text: str) -> Callable[[int], str]:
-            [text] = fit("document", [text], room - overheads["document"])
-            return lambda w: document_prompt.render(text=text, word_limit=w)
-
-        def update_render(current: str, text: str) -> Callable[[int], str]:
-            [text] = fit("update", [text], room - overheads["update"] - count(current))
-            return lambda w: update_prompt.render(summary=current, text=text, word_limit=w)
-
-        def list_render(template: PromptTemplate, parts: Sequence[str]) -> Callable[[int], str]:
-            text = _join_summaries(parts)
-            return lambda w: template.render(summaries=text, word_limit=w)
-
-        if strategy == "plain" or strategy.startswith("focus_"):
-            outcome = await call(full_render(documents))
-            run.record("full", 0, 0, outcome)
-            summary = outcome.text
-        elif strategy.startswith("hierarchical_"):
-            outcomes = await collect(*(call(doc_render(d)) for d in documents))
-            for i, o in enumerate(outcomes):
-                run.record("chunk", 0, i, o)
-            summaries = [o.text for o in outcomes]
-            # One pass merges everything at once; pairwise merges neighbours, an odd last
-            # summary moving up unchanged, so document order is kept at every level.
-            group = len(summaries) if strategy == "hierarchical_one_pass" else 2
-            level = 0
-            while len(summaries) > 1:
-                level += 1
-                groups = [summaries[i : i + group] for i in range(0, len(summaries), group)]
-                merged = await collect(
-                    *(call(list_render(merge_prompt, g)) for g in groups if len(g) > 1)
-                )
-                it = iter(merged)
-                nxt: list[str] = []
-                for index, g in enumerate(groups):
-                    if len(g) == 1:
-                        nxt.append(g[0])
-                    else:
-                        o = next(it)
-                        run.record("merge", level, index, o)
-                        nxt.append(o.text)
-                summaries = nxt
-            info["levels"] = level
-            summary = summaries[0]
-        elif strategy == "incremental":
-            summary = ""
-            for i, doc in enumerate(documents):
-                if i == 0:
-                    outcome = await call(doc_render(doc))
-                else:
-                    outcome = await call(update_render(summary, doc))
-                run.record("chunk" if i == 0 else "update", 0, i, outcome)
-                summary = outcome.text
-        else:  # calibration
-            rng = random.Random(f"{seed}:{state.sample_id}")
-            orders = calibration_orders(len(documents), k, rng)
-            info["permutations"] = orders
-            outcomes = await collect(
-                *(call(full_render([documents[i] for i in order])) for order in orders)
-            )
-            for i, o in enumerate(outcomes):
-                run.record("full", 0, i, o)
-            if len(outcomes) == 1:
-                summary = outcomes[0].text
-            else:
-                outcome = await call(list_render(combine_prompt, [o.text for o in outcomes]))
-                run.record("merge", 1, 0, outcome)
-                summary = outcome.text
-        if cuts:
-            info["truncation"] = cuts
+        calls = _Calls(setup, run, info)
+        summary = await _summarize(calls, documents, state.sample_id)
+        if calls.cuts:
+            info["truncation"] = calls.cuts
         run.finish(summary)
         return state
 
