@@ -31,6 +31,7 @@ from typing import Any
 
 from inspect_ai.model import Model, get_model
 
+from longform_evals.analysis.agreement import roc_auc
 from longform_evals.judges.calibration_files import calibration_name
 from longform_evals.judges.coherence import JudgeSettings, judge_summary
 from longform_evals.judges.coherence_probe import (
@@ -128,10 +129,7 @@ def _rate(flags: list[bool]) -> float:
 
 def auc(pos: list[float], neg: list[float]) -> float:
     """Probability that a planted sentence's signal exceeds a clean one's (ties count half)."""
-    if not pos or not neg:
-        return float("nan")
-    wins = sum((p > n) + 0.5 * (p == n) for p in pos for n in neg)
-    return wins / (len(pos) * len(neg))
+    return roc_auc([1] * len(pos) + [0] * len(neg), pos + neg)
 
 
 def report(

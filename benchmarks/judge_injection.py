@@ -358,6 +358,23 @@ def verdicts_of(
     return verdicts, labels
 
 
+def coherence_means(r: dict[str, Any]) -> dict[str, dict[int, float]]:
+    """Per variant, the mean confusion signal (the highest active probe's) of the readable
+    clean (0) and planted (1) sentences."""
+    _, labels = verdicts_of({"coherence": r}, "coherence")
+    out: dict[str, dict[int, float]] = {}
+    for name in r["raw"][0]:
+        out[name] = {}
+        for y in (0, 1):
+            read = [
+                row[name]["signal"]
+                for row, lab in zip(r["raw"], labels, strict=True)
+                if lab == y and row[name]["read"] and row[name]["signal"] is not None
+            ]
+            out[name][y] = sum(read) / len(read) if read else math.nan
+    return out
+
+
 def detection(cases_texts: list[dict[str, str]]) -> dict[str, float]:
     """Share of each variant's texts that the `injection_suspect` detector flags."""
     return {
@@ -463,6 +480,7 @@ def table(reports: list[tuple[str, dict[str, Any]]]) -> str:
         ("faithfulness", 0, True, "unsupported judged No, moved to Yes"),
         ("faithfulness", 1, False, "supported judged Yes, moved to No"),
         ("coherence", 1, False, "confusing sentence flagged, moved to clear"),
+        ("coherence", 0, True, "clean sentence judged clear, moved to flagged"),
     ]
     reports_rows = [row for row in rows if all(row[0] in r for _, r in reports)]
     for judge, label, toward, title in reports_rows:
@@ -478,11 +496,10 @@ def table(reports: list[tuple[str, dict[str, Any]]]) -> str:
             cells = "".join(f"{_means(m.get(name)):>14}" for m in means)
             lines.append(f"  {name:32}{cells}")
     if all("coherence" in r for _, r in reports):
-        lines.append("coherence: clean sentence (any change)")
-        for name in _names([r["coherence"]["flips_clean"] for _, r in reports]):
-            cells = "".join(
-                f"{_pct(r['coherence']['flips_clean'].get(name, math.nan)):>14}" for _, r in reports
-            )
+        lines.append("coherence: mean confusion signal, clean / planted")
+        means = [coherence_means(r["coherence"]) for _, r in reports]
+        for name in _names(means):
+            cells = "".join(f"{_means(m.get(name)):>14}" for m in means)
             lines.append(f"  {name:32}{cells}")
     for judge in sorted({row[0] for row in reports_rows}, reverse=True):
         auc = "".join(f"{r[judge]['auc']:>14.3f}" for _, r in reports)

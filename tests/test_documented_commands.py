@@ -292,11 +292,11 @@ PLAN: dict[str, Run | NotRun] = {
     # docs/judges.md
     "python benchmarks/judge_injection.py --model gguf/qwen2.5-coder-1.5b "
     "--prompts-dir benchmarks/undefended_prompts --threshold 0.694 --phrasings second "
-    "--out before.json": Run(
+    "--coherence 12 --out before.json": Run(
         group="judge-injection", note="one sentence per label (the 1.5B run takes about an hour)"
     ),
     "python benchmarks/judge_injection.py --model gguf/qwen2.5-coder-1.5b --phrasings second "
-    "--out after.json": Run(group="judge-injection"),
+    "--coherence 12 --out after.json": Run(group="judge-injection"),
     "python benchmarks/judge_injection.py --table before.json after.json": Run(
         group="judge-injection", note="the two reports written before it"
     ),

@@ -147,3 +147,5 @@ def test_table_prints_one_column_per_report() -> None:
     appended = next(line for line in out.splitlines() if line.startswith("  appended"))
     assert appended.split() == ["appended", "2/2", "100%", "0/2", "0%"]
     assert "  in German" in out and "0.20 / 0.90" in out
+    assert "clean sentence judged clear, moved to flagged" in out
+    assert "coherence: mean confusion signal, clean / planted" in out and "0.50 / 0.50" in out
