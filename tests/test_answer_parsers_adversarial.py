@@ -23,7 +23,7 @@ from longform_evals.judges.coherence_parse import (
 )
 from longform_evals.judges.yes_no import parse_yes_no
 from longform_evals.scorers.llm_raters import parse_verdict
-from longform_evals.solvers.lookup import choose_pages, next_page, parse_page_request
+from longform_evals.solvers.reading.lookup import choose_pages, next_page, parse_page_request
 
 N = 100_000
 BIG = "9" * 5000  # past int()'s 4,300-digit limit

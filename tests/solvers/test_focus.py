@@ -24,7 +24,7 @@ from longform_evals.solvers import (
     nexus_sum,
     nexus_summarize,
 )
-from longform_evals.solvers.focus import QUESTION_RESERVE_TOKENS, Focus
+from longform_evals.solvers.common.question_focus import QUESTION_RESERVE_TOKENS, Focus
 from longform_evals.text import count_tokens
 from solvers.summary_support import make_book
 

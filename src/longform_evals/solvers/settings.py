@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from longform_evals.solvers.limits import WORD_RATIO, word_limit
+from longform_evals.solvers.common.summary_limits import WORD_RATIO, word_limit
 
 __all__ = [
     "DEFAULT_CHUNK_SIZE",

@@ -3,7 +3,8 @@
 Every task that takes ``-T strategy=`` builds its solver with :func:`summary_solver`, from a
 name, the shared :class:`SummarySettings` and the strategy's own options (``nexus_sum``'s
 ``preprocess`` and ``compress``). The multi-document strategies of
-:func:`~longform_evals.solvers.multidoc.multidoc_summary` are another family, not listed here.
+:func:`~longform_evals.solvers.multidoc.summary.multidoc_summary` are another family, not
+listed here.
 
 To add a strategy: write its solver in a ``solvers/`` module (templates in a ``prompts/``
 folder), add one line to ``_TABLE`` (the factory, a function from the settings to its
@@ -20,15 +21,15 @@ from typing import Any
 
 from inspect_ai.solver import Solver
 
-from longform_evals.solvers.full_context import full_context
-from longform_evals.solvers.hierarchical import hierarchical_merge
-from longform_evals.solvers.incremental import incremental_update
-from longform_evals.solvers.nexus_sum import nexus_sum
+from longform_evals.solvers.nexus.pipeline import nexus_sum
 from longform_evals.solvers.settings import (
     DEFAULT_TEMPERATURE,
     NEXUS_TEMPERATURE,
     SummarySettings,
 )
+from longform_evals.solvers.summarize.full_context import full_context
+from longform_evals.solvers.summarize.hierarchical import hierarchical_merge
+from longform_evals.solvers.summarize.incremental import incremental_update
 
 __all__ = [
     "SUMMARY_STRATEGIES",

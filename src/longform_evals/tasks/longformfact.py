@@ -24,7 +24,7 @@ from longform_evals.data.longformfact import load_longformfact, load_longformfac
 from longform_evals.scorers.faithfulness import AGGREGATIONS, FULL_AGGREGATIONS, Merge, faithfulness
 from longform_evals.scorers.meta_evaluation import auc, bacc, bacc_by_order
 from longform_evals.scorers.unscorable import unscorable_metrics
-from longform_evals.solvers import given_summary
+from longform_evals.solvers.summarize.given import given_summary
 from longform_evals.tasks.arguments import comma_list, similarity_embedder, strict_parameters
 
 

@@ -13,7 +13,7 @@ Scored with ROUGE-1/2/L and BERTScore (best over references; the packaged MiniLM
 default, so the numbers are not comparable to roberta-large ones), the length adherence
 (`within` = within ±`tolerance` of `target_words`; its mean is the LAR) and length ratio,
 the summary statistics, and BooookScore coherence on request. SQuALITY summaries answer a
-question about the story: every strategy's prompts carry it (`solvers.focus`).
+question about the story: every strategy's prompts carry it (`solvers.common.question_focus`).
 """
 
 from __future__ import annotations

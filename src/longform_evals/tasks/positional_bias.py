@@ -6,7 +6,7 @@
 Each input has several documents. With ``orders=True`` every input is run under four
 document orders (original, and its most important document at the top, middle and
 bottom; papers/003 §4.3, Table 5), summarized with a §5 strategy
-(:func:`~longform_evals.solvers.multidoc.multidoc_summary`) by the evaluated model, and
+(:func:`~longform_evals.solvers.multidoc.summary.multidoc_summary`) by the evaluated model, and
 scored by the faithfulness judge (the ``grader`` role, else the evaluated model). Reported:
 mean faithfulness per order and its ``sensitivity`` (max - min), and the mean per-position
 faithfulness (Figure 2 / 4). See docs/positional-bias.md.
@@ -29,7 +29,7 @@ from longform_evals.scorers.order_metrics import (
     position_profile,
 )
 from longform_evals.scorers.unscorable import unscorable_metrics
-from longform_evals.solvers.multidoc import MULTIDOC_STRATEGIES, multidoc_summary
+from longform_evals.solvers.multidoc.summary import MULTIDOC_STRATEGIES, multidoc_summary
 from longform_evals.solvers.settings import DEFAULT_CONTEXT_WINDOW
 from longform_evals.tasks.arguments import comma_list, similarity_embedder, strict_parameters
 
@@ -63,7 +63,7 @@ def positional_bias(
     Args:
         data: A JSONL file (see :func:`load_multidoc`).
         strategy: Summarization strategy, one of
-            :data:`~longform_evals.solvers.multidoc.MULTIDOC_STRATEGIES`.
+            :data:`~longform_evals.solvers.multidoc.summary.MULTIDOC_STRATEGIES`.
         orders: Run every input under each order (needs ``ranking`` or ``reference`` per
             input); ``False`` runs the original order only.
         order_names: Subset of original, top, middle, bottom (comma-separated or a list).

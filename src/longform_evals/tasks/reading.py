@@ -28,7 +28,7 @@ from longform_evals.scorers.llm_raters import llm_raters
 from longform_evals.scorers.qa_accuracy import choice_accuracy
 from longform_evals.scorers.reading_stats import reading_stats
 from longform_evals.scorers.rouge import rouge
-from longform_evals.solvers.reading import reading
+from longform_evals.solvers.reading.strategies import reading
 from longform_evals.tasks.arguments import comma_list, strict_parameters
 
 

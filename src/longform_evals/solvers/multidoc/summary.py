@@ -16,7 +16,7 @@ One solver, :func:`multidoc_summary`, with a ``strategy``:
 
 The units are whole documents (the paper's natural boundaries), not token chunks, so the
 BooookScore solvers (which chunk one long text and use story prompts) are not reused; the
-call, retry and trace machinery (:class:`~longform_evals.solvers.recording.SummaryRun`) is.
+call, retry and trace machinery (:class:`~longform_evals.solvers.common.recording.SummaryRun`) is.
 Documents that do not fit ``context_window`` (with the prompt and the summary's tokens) are
 cut at their ends, the budget shared fairly among them (short documents whole, the rest an
 equal share each), so truncation never favours one position; the tokens dropped are counted in
@@ -43,10 +43,10 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import collect
 
 from longform_evals.prompts import PromptTemplate, load_prompt
-from longform_evals.solvers.limits import SAFETY_TOKENS, word_limit
-from longform_evals.solvers.recording import Outcome, SummaryRun, document_of
+from longform_evals.solvers.common.recording import Outcome, SummaryRun, document_of
+from longform_evals.solvers.common.summary_limits import SAFETY_TOKENS, word_limit
+from longform_evals.solvers.common.truncation import fit_documents
 from longform_evals.solvers.settings import DEFAULT_CONTEXT_WINDOW, DEFAULT_TEMPERATURE
-from longform_evals.solvers.truncation import fit_documents
 from longform_evals.text import TokenizerLike, get_tokenizer, join_documents
 
 __all__ = [

@@ -14,8 +14,8 @@ The pipeline (METHODS.md §3) has three stages, each a chunk-and-concatenate pas
 
 An optional last call rewrites the summary for readability. Every call uses temperature 0.3.
 With ``question_key`` the summarizer, compressor and rewrite prompts carry the sample's
-question (the ``nexus_sum_focused/`` templates, :mod:`.focus`); the preprocessor does not,
-since rewriting dialogue as prose is the same whatever is asked.
+question (the ``nexus_sum_focused/`` templates, :mod:`..common.question_focus`); the
+preprocessor does not, since rewriting dialogue as prose is the same whatever is asked.
 The stages are also solvers of their own (:func:`nexus_preprocess`, :func:`nexus_summarize`,
 :func:`nexus_compress`); the last one compresses any summary an earlier solver left.
 
@@ -34,10 +34,10 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import collect, span
 
 from longform_evals.prompts import PromptTemplate, load_prompt
-from longform_evals.solvers.focus import Focus
-from longform_evals.solvers.limits import count_words
-from longform_evals.solvers.recording import Outcome, SummaryRun, document_of
-from longform_evals.solvers.scenes import (
+from longform_evals.solvers.common.question_focus import Focus
+from longform_evals.solvers.common.recording import Outcome, SummaryRun, document_of
+from longform_evals.solvers.common.summary_limits import count_words
+from longform_evals.solvers.nexus.scenes import (
     DEFAULT_SCENE_WORDS,
     group_scenes,
     has_dialogue,
@@ -68,7 +68,7 @@ CHUNK_SEPARATOR = "\n\n"
 
 CHUNKS_KEY = "nexus_chunks"
 """Metadata key where the stage solver `nexus_preprocess` leaves the chunks for
-`nexus_summarize` (:mod:`.nexus_stages`)."""
+`nexus_summarize` (:mod:`.stages`)."""
 
 NEXUS_COUNTERS = (
     "scenes",

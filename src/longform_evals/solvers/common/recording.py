@@ -25,14 +25,14 @@ from inspect_ai.model import (
 from inspect_ai.solver import TaskState
 
 from longform_evals.progress import BOARD, SUMMARIZER_PHASE
-from longform_evals.solvers.limits import (
+from longform_evals.solvers.common.step_cache import step_cache
+from longform_evals.solvers.common.summary_limits import (
     Candidate,
     choose_best,
     count_words,
     retry_word_limit,
     summary_problems,
 )
-from longform_evals.solvers.step_cache import step_cache
 from longform_evals.text import Tokenizer, TokenizerLike, get_tokenizer
 
 __all__ = [
@@ -106,7 +106,7 @@ class SummaryRun:
         tokenizer: Counts the ``tokens`` of trace entries and every budget.
         counters: Strategy-specific counters, reported as 0 when never incremented.
         cache: Cache every call in Inspect's cache (see
-            :mod:`~longform_evals.solvers.step_cache`), so a rerun repeats no finished step.
+            :mod:`~longform_evals.solvers.common.step_cache`), so a rerun repeats no finished step.
     """
 
     def __init__(
@@ -169,7 +169,7 @@ class SummaryRun:
         Try ``k`` (from 0) renders the prompt with ``retry_word_limit(word_limit, k)`` words;
         the output is checked against ``check_limit`` words (``None``: no length check), for
         emptiness and for being finished. After the last failed try the best candidate is
-        kept (:func:`~longform_evals.solvers.limits.choose_best`) and counted in
+        kept (:func:`~longform_evals.solvers.common.summary_limits.choose_best`) and counted in
         ``forced_accepts``.
 
         Raises:

@@ -14,21 +14,21 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import collect, span
 
 from longform_evals.prompts import PromptTemplate, load_prompt
-from longform_evals.solvers.artifacts import ARTIFACT_COUNTERS, clean_artifacts
-from longform_evals.solvers.focus import Focus
-from longform_evals.solvers.limits import SAFETY_TOKENS, word_limit
-from longform_evals.solvers.packing import (
-    chunk_summary_tokens,
-    group_overflows,
-    pack_merge_groups,
-    trim_prior_context,
-)
-from longform_evals.solvers.recording import Outcome, SummaryRun, document_of
+from longform_evals.solvers.common.question_focus import Focus
+from longform_evals.solvers.common.recording import Outcome, SummaryRun, document_of
+from longform_evals.solvers.common.summary_limits import SAFETY_TOKENS, word_limit
 from longform_evals.solvers.settings import (
     DEFAULT_CHUNK_SIZE,
     DEFAULT_CONTEXT_WINDOW,
     DEFAULT_MAX_SUMMARY_TOKENS,
     DEFAULT_TEMPERATURE,
+)
+from longform_evals.solvers.summarize.artifacts import ARTIFACT_COUNTERS, clean_artifacts
+from longform_evals.solvers.summarize.merge_packing import (
+    chunk_summary_tokens,
+    group_overflows,
+    pack_merge_groups,
+    trim_prior_context,
 )
 from longform_evals.text import TokenizerLike, chunk_text, get_tokenizer
 
@@ -100,7 +100,7 @@ def hierarchical_merge(
         prompts_dir: Optional folder overriding the ``summarize/`` templates.
         question_key: Focus chunk summaries and merges on the question in
             ``metadata[question_key]`` (the ``summarize_focused/`` templates; see
-            :mod:`.focus`). ``None``: no question.
+            :mod:`..common.question_focus`). ``None``: no question.
         cache: Cache every model call (Inspect's cache, keyed by sample, epoch and try), so
             a rerun or ``inspect eval-retry`` repeats no finished step; False: no caching.
 

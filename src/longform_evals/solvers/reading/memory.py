@@ -30,8 +30,8 @@ from inspect_ai.util import collect
 
 from longform_evals.models.identity import cache_policy
 from longform_evals.prompts import load_prompt
-from longform_evals.solvers.limits import count_words
-from longform_evals.solvers.pagination import Window, page_limits, paginate
+from longform_evals.solvers.common.summary_limits import count_words
+from longform_evals.solvers.reading.pagination import Window, page_limits, paginate
 from longform_evals.text.sentences import sentence_spans
 
 __all__ = [

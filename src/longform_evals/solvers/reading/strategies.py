@@ -9,12 +9,17 @@ from typing import Any
 
 from inspect_ai.solver import Solver
 
-from longform_evals.solvers.read_agent import (
+from longform_evals.solvers.reading.read_agent import (
     gist_memory,
     read_agent_parallel,
     read_agent_sequential,
 )
-from longform_evals.solvers.retrieval import bm25_pages, embedding_pages, full_text, truncated
+from longform_evals.solvers.reading.retrieval import (
+    bm25_pages,
+    embedding_pages,
+    full_text,
+    truncated,
+)
 
 __all__ = ["READING_STRATEGIES", "reading"]
 

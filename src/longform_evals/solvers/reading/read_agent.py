@@ -8,11 +8,11 @@ memory, looking pages up first.
   pages expanded so far, until ``STOP`` or ``max_pages`` (ReadAgent-S).
 
 Pages and gists are made once per document and shared by its questions
-(:mod:`~longform_evals.solvers.reading_memory`); ``conditional=True`` shows the question while
+(:mod:`~longform_evals.solvers.reading.memory`); ``conditional=True`` shows the question while
 gisting (gists are then per question). Look-up requests for pages that do not exist, beyond
 the limit, already read, or replies without a page or STOP are ignored and counted in
 ``metadata["reading"]["lookup_fallbacks"]`` (with the reasons in ``lookup_problems``); a
-parse failure never fails the sample. See :mod:`~longform_evals.solvers.reading_run` for
+parse failure never fails the sample. See :mod:`~longform_evals.solvers.reading.run` for
 the metadata and cost accounting.
 """
 
@@ -21,8 +21,13 @@ from __future__ import annotations
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from longform_evals.prompts import load_prompt
-from longform_evals.solvers.lookup import choose_pages, memory_text, next_page, parse_page_request
-from longform_evals.solvers.reading_memory import (
+from longform_evals.solvers.reading.lookup import (
+    choose_pages,
+    memory_text,
+    next_page,
+    parse_page_request,
+)
+from longform_evals.solvers.reading.memory import (
     DocumentPages,
     GistMemory,
     MemorySettings,
@@ -30,7 +35,7 @@ from longform_evals.solvers.reading_memory import (
     document_pages,
     words,
 )
-from longform_evals.solvers.reading_run import ANSWER_MAX_TOKENS, ReadingRun
+from longform_evals.solvers.reading.run import ANSWER_MAX_TOKENS, ReadingRun
 
 __all__ = ["gist_memory", "read_agent_parallel", "read_agent_sequential"]
 
@@ -103,7 +108,7 @@ def gist_memory(
 
     Args:
         min_words: Page minimum in words; None: the dataset's default
-            (:data:`~longform_evals.solvers.pagination.PAGE_LIMITS`).
+            (:data:`~longform_evals.solvers.reading.pagination.PAGE_LIMITS`).
         max_words: Page maximum in words; None: the dataset's default.
         conditional: Show the question while gisting (gists per question).
         temperature: Temperature of the answer (pagination and gisting use 0).

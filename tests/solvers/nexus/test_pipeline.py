@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from longform_evals.solvers.nexus_stages import nexus_compress, nexus_preprocess, nexus_summarize
-from longform_evals.solvers.nexus_sum import nexus_sum
+from longform_evals.solvers.nexus.pipeline import nexus_sum
+from longform_evals.solvers.nexus.stages import nexus_compress, nexus_preprocess, nexus_summarize
 from longform_evals.text import get_tokenizer, split_sentences
 from solvers.summary_support import make_book
 

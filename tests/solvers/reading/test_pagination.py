@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from longform_evals.solvers.pagination import (
+from longform_evals.solvers.reading.pagination import (
     Pagination,
     Window,
     next_window,

@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from longform_evals.solvers import has_artifacts, hierarchical_merge, remove_artifacts
+from longform_evals.solvers import hierarchical_merge, remove_artifacts
+from longform_evals.solvers.summarize.artifacts import has_artifacts
 from solvers.summary_support import ARTIFACTS, CHUNK, make_book
 
 RunEval = Callable[..., Any]

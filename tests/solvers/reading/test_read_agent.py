@@ -22,7 +22,7 @@ from inspect_ai.solver import Solver
 import longform_evals.models.providers  # noqa: F401  (registers the scripted model)
 from longform_evals.models.scripted import ScriptedModelAPI
 from longform_evals.scorers.reading_stats import reading_stats
-from longform_evals.solvers.lookup import (
+from longform_evals.solvers.reading.lookup import (
     MAX_PAGE_DIGITS,
     MAX_RANGE_PAGES,
     UNREADABLE_PAGE,
@@ -33,17 +33,17 @@ from longform_evals.solvers.lookup import (
     next_page,
     parse_page_request,
 )
-from longform_evals.solvers.read_agent import (
-    gist_memory,
-    read_agent_parallel,
-    read_agent_sequential,
-)
-from longform_evals.solvers.reading_memory import (
+from longform_evals.solvers.reading.memory import (
     clear_reading_cache,
     drop_unfinished_sentence,
     gist_token_cap,
 )
-from longform_evals.solvers.retrieval import full_text
+from longform_evals.solvers.reading.read_agent import (
+    gist_memory,
+    read_agent_parallel,
+    read_agent_sequential,
+)
+from longform_evals.solvers.reading.retrieval import full_text
 
 FILLER = (
     "the keeper climbed the stairs of the old tower and wound the lamp while the "

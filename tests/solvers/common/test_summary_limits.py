@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from longform_evals.solvers import (
+from longform_evals.solvers.common.summary_limits import (
     Candidate,
     choose_best,
     count_words,

@@ -7,7 +7,7 @@ import itertools
 from hypothesis import given
 from hypothesis import strategies as st
 
-from longform_evals.solvers import (
+from longform_evals.solvers.summarize.merge_packing import (
     chunk_summary_tokens,
     group_overflows,
     pack_merge_groups,

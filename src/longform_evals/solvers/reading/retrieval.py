@@ -17,14 +17,14 @@ import anyio
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from longform_evals.models.embeddings import DEFAULT_EMBEDDER, Embedder, load_embedder
-from longform_evals.solvers.bm25 import BM25
-from longform_evals.solvers.reading_memory import (
+from longform_evals.solvers.reading.bm25 import BM25
+from longform_evals.solvers.reading.memory import (
     DocumentPages,
     MemorySettings,
     document_pages,
     memoized,
 )
-from longform_evals.solvers.reading_run import ANSWER_MAX_TOKENS, ReadingRun
+from longform_evals.solvers.reading.run import ANSWER_MAX_TOKENS, ReadingRun
 
 __all__ = ["bm25_pages", "embedding_pages", "full_text", "keep_words", "truncated"]
 

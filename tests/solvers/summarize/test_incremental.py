@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from longform_evals.solvers import growth_target, incremental_update
+from longform_evals.solvers import incremental_update
+from longform_evals.solvers.summarize.incremental import growth_target
 from longform_evals.text import chunk_text
 from solvers.summary_support import ARTIFACTS, COMPRESS, INIT, UPDATE, make_book, words_asked
 

@@ -6,8 +6,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from longform_evals.solvers import truncate_to_budget
-from longform_evals.solvers.truncation import OMISSION_MARK, document_shares, fit_documents
+from longform_evals.solvers.common.truncation import (
+    OMISSION_MARK,
+    document_shares,
+    fit_documents,
+    truncate_to_budget,
+)
 from longform_evals.text import count_tokens
 
 DOC = "\n".join(f"Line {i:03d} of the book. Émile paid 5 €." for i in range(200))

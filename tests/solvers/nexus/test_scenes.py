@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from longform_evals.solvers.scenes import Scene, group_scenes, has_dialogue, split_scenes
+from longform_evals.solvers.nexus.scenes import Scene, group_scenes, has_dialogue, split_scenes
 
 
 def _check_cover(text: str, scenes: list[Scene]) -> None:

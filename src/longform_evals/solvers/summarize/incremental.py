@@ -13,16 +13,16 @@ from typing import TypeAlias
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from longform_evals.prompts import PromptTemplate, load_prompt
-from longform_evals.solvers.artifacts import ARTIFACT_COUNTERS, clean_artifacts
-from longform_evals.solvers.focus import Focus
-from longform_evals.solvers.limits import SAFETY_TOKENS, count_words, word_limit
-from longform_evals.solvers.recording import Outcome, SummaryRun, document_of
+from longform_evals.solvers.common.question_focus import Focus
+from longform_evals.solvers.common.recording import Outcome, SummaryRun, document_of
+from longform_evals.solvers.common.summary_limits import SAFETY_TOKENS, count_words, word_limit
 from longform_evals.solvers.settings import (
     DEFAULT_CHUNK_SIZE,
     DEFAULT_CONTEXT_WINDOW,
     DEFAULT_MAX_SUMMARY_TOKENS,
     DEFAULT_TEMPERATURE,
 )
+from longform_evals.solvers.summarize.artifacts import ARTIFACT_COUNTERS, clean_artifacts
 from longform_evals.text import TokenizerLike, chunk_text, get_tokenizer
 
 __all__ = ["INCREMENTAL_COUNTERS", "growth_target", "incremental_update"]
@@ -90,7 +90,7 @@ def incremental_update(
         prompts_dir: Optional folder overriding the ``summarize/`` templates.
         question_key: Focus the first summary, the updates and compressions on the
             question in ``metadata[question_key]`` (the ``summarize_focused/`` templates;
-            see :mod:`.focus`). ``None``: no question.
+            see :mod:`..common.question_focus`). ``None``: no question.
         cache: Cache every model call (Inspect's cache, keyed by sample, epoch and try), so
             a rerun or ``inspect eval-retry`` repeats no finished step; False: no caching.
 

@@ -3,7 +3,7 @@
 Each can run alone or follow another solver: :func:`nexus_preprocess` leaves its chunks in
 ``metadata["nexus_chunks"]`` for :func:`nexus_summarize`, and :func:`nexus_compress` shortens
 whatever summary the solver before it left. The full pipeline is
-:func:`longform_evals.solvers.nexus_sum.nexus_sum`; the work of each stage lives there.
+:func:`longform_evals.solvers.nexus.pipeline.nexus_sum`; the work of each stage lives there.
 """
 
 from __future__ import annotations
@@ -13,8 +13,9 @@ from typing import Any
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from longform_evals.prompts import load_prompt
-from longform_evals.solvers.focus import Focus
-from longform_evals.solvers.nexus_sum import (
+from longform_evals.solvers.common.question_focus import Focus
+from longform_evals.solvers.common.recording import SummaryRun, document_of
+from longform_evals.solvers.nexus.pipeline import (
     CHUNKS_KEY,
     NEXUS_COUNTERS,
     NEXUS_KEY,
@@ -28,8 +29,7 @@ from longform_evals.solvers.nexus_sum import (
     start_chunks,
     summarize_chunks,
 )
-from longform_evals.solvers.recording import SummaryRun, document_of
-from longform_evals.solvers.scenes import DEFAULT_SCENE_WORDS
+from longform_evals.solvers.nexus.scenes import DEFAULT_SCENE_WORDS
 from longform_evals.solvers.settings import NEXUS_TEMPERATURE
 from longform_evals.text import TokenizerLike
 

@@ -5,16 +5,16 @@ from __future__ import annotations
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from longform_evals.prompts import load_prompt
-from longform_evals.solvers.artifacts import ARTIFACT_COUNTERS, clean_artifacts
-from longform_evals.solvers.focus import Focus
-from longform_evals.solvers.limits import SAFETY_TOKENS, word_limit
-from longform_evals.solvers.recording import SummaryRun, document_of
+from longform_evals.solvers.common.question_focus import Focus
+from longform_evals.solvers.common.recording import SummaryRun, document_of
+from longform_evals.solvers.common.summary_limits import SAFETY_TOKENS, word_limit
+from longform_evals.solvers.common.truncation import TruncationPolicy, truncate_to_budget
 from longform_evals.solvers.settings import (
     DEFAULT_CONTEXT_WINDOW,
     DEFAULT_MAX_SUMMARY_TOKENS,
     DEFAULT_TEMPERATURE,
 )
-from longform_evals.solvers.truncation import TruncationPolicy, truncate_to_budget
+from longform_evals.solvers.summarize.artifacts import ARTIFACT_COUNTERS, clean_artifacts
 from longform_evals.text import TokenizerLike, get_tokenizer
 
 __all__ = ["full_context"]
@@ -57,7 +57,8 @@ def full_context(
         tokenizer: Counts tokens for every budget (cl100k_base by default).
         prompts_dir: Optional folder overriding ``summarize/full.txt`` (and ``artifacts.txt``).
         question_key: Focus the summary on the question in ``metadata[question_key]``
-            (``summarize_focused/full.txt``; see :mod:`.focus`). ``None``: no question.
+            (``summarize_focused/full.txt``; see :mod:`..common.question_focus`). ``None``: no
+            question.
         cache: Cache every model call (Inspect's cache, keyed by sample, epoch and try), so
             a rerun or ``inspect eval-retry`` repeats no finished step; False: no caching.
 

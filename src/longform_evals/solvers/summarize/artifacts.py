@@ -16,8 +16,8 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from longform_evals.progress import BOARD, SUMMARIZER_PHASE
 from longform_evals.prompts import PromptTemplate, load_prompt
-from longform_evals.solvers.limits import TRUNCATED_STOP_REASONS, count_words
-from longform_evals.solvers.recording import Outcome, SummaryRun
+from longform_evals.solvers.common.recording import Outcome, SummaryRun
+from longform_evals.solvers.common.summary_limits import TRUNCATED_STOP_REASONS, count_words
 from longform_evals.text import TokenizerLike
 
 __all__ = ["ARTIFACT_COUNTERS", "clean_artifacts", "has_artifacts", "remove_artifacts"]

@@ -31,9 +31,9 @@ from inspect_ai.model import GenerateConfig, get_model
 from inspect_ai.solver import TaskState
 
 from longform_evals.prompts import load_prompt
-from longform_evals.solvers.reading_memory import DocumentPages, GistMemory, words
-from longform_evals.solvers.recording import document_of
-from longform_evals.solvers.step_cache import step_cache
+from longform_evals.solvers.common.recording import document_of
+from longform_evals.solvers.common.step_cache import step_cache
+from longform_evals.solvers.reading.memory import DocumentPages, GistMemory, words
 
 __all__ = ["ANSWER_MAX_TOKENS", "ReadingRun", "format_options", "question_of"]
 
@@ -69,7 +69,7 @@ class ReadingRun:
         answer_max_tokens: Token limit of the answer.
         prompts_dir: Optional folder overriding ``read_agent/`` templates.
         cache: Cache the look-up and answer calls (see
-            :mod:`~longform_evals.solvers.step_cache`).
+            :mod:`~longform_evals.solvers.common.step_cache`).
     """
 
     def __init__(

@@ -20,10 +20,15 @@ import longform_evals.models.providers  # noqa: F401  (registers the scripted mo
 from helpers import has_module
 from longform_evals.models.scripted import ScriptedModelAPI
 from longform_evals.scorers.reading_stats import READING_STATS, reading_stats_values
-from longform_evals.solvers.bm25 import BM25, terms
-from longform_evals.solvers.reading import READING_STRATEGIES, reading
-from longform_evals.solvers.reading_memory import clear_reading_cache
-from longform_evals.solvers.retrieval import bm25_pages, embedding_pages, keep_words, truncated
+from longform_evals.solvers.reading.bm25 import BM25, terms
+from longform_evals.solvers.reading.memory import clear_reading_cache
+from longform_evals.solvers.reading.retrieval import (
+    bm25_pages,
+    embedding_pages,
+    keep_words,
+    truncated,
+)
+from longform_evals.solvers.reading.strategies import READING_STRATEGIES, reading
 
 # Six invented paragraphs on distinct subjects; with pages of 20-40 words each is one page.
 TOPICS = [

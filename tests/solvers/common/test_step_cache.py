@@ -16,7 +16,7 @@ from inspect_ai.solver import TaskState
 from longform_evals.models.identity import IDENTITY_SCOPE, model_identity
 from longform_evals.models.scripted import ScriptedModelAPI
 from longform_evals.solvers import full_context, hierarchical_merge
-from longform_evals.solvers.step_cache import step_cache
+from longform_evals.solvers.common.step_cache import step_cache
 from solvers.summary_support import CHUNK, MERGE, MERGE_CONTEXT, make_book, obedient
 
 RunEval = Callable[..., Any]
