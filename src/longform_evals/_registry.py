@@ -17,24 +17,24 @@ from longform_evals.scorers.reading_stats import reading_stats
 from longform_evals.scorers.rescoring import register_log_names
 from longform_evals.scorers.rouge import rouge
 from longform_evals.scorers.summary_stats import summary_statistics
-from longform_evals.solvers.multidoc.summary import multidoc_summary
-from longform_evals.solvers.nexus.pipeline import nexus_sum
-from longform_evals.solvers.nexus.stages import nexus_compress, nexus_preprocess, nexus_summarize
-from longform_evals.solvers.reading.read_agent import (
-    gist_memory,
-    read_agent_parallel,
-    read_agent_sequential,
-)
-from longform_evals.solvers.reading.retrieval import (
+from longform_evals.solvers import (
     bm25_pages,
     embedding_pages,
+    full_context,
     full_text,
+    gist_memory,
+    hierarchical_merge,
+    incremental_update,
+    multidoc_summary,
+    nexus_compress,
+    nexus_preprocess,
+    nexus_sum,
+    nexus_summarize,
+    read_agent_parallel,
+    read_agent_sequential,
+    remove_artifacts,
     truncated,
 )
-from longform_evals.solvers.summarize.artifacts import remove_artifacts
-from longform_evals.solvers.summarize.full_context import full_context
-from longform_evals.solvers.summarize.hierarchical import hierarchical_merge
-from longform_evals.solvers.summarize.incremental import incremental_update
 from longform_evals.tasks.booookscore import booookscore
 from longform_evals.tasks.hello import hello_longform
 from longform_evals.tasks.longformfact import longformfact

@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 
-from longform_evals.solvers.nexus.pipeline import nexus_sum
+from longform_evals.solvers.nexus.pipeline import NexusOptions, nexus_sum
 from longform_evals.solvers.nexus.stages import nexus_compress, nexus_preprocess, nexus_summarize
+from longform_evals.solvers.settings import SummarySettings
 from longform_evals.text import get_tokenizer, split_sentences
 from solvers.summary_support import make_book
 
@@ -56,7 +57,7 @@ BOOK = make_book(40)  # 40 paragraphs, 2,880 words, no dialogue and no scene mar
 
 
 def test_compressor_reaches_the_target_by_halving(run_eval: RunEval) -> None:
-    solver = nexus_sum(target_words=300, scenes_per_chunk=2)
+    solver = nexus_sum(SummarySettings(target_words=300), NexusOptions(scenes_per_chunk=2))
     log, sample, model = run_eval(solver, rules(), BOOK)
     assert log.status == "success"
     info = sample.metadata["nexus_sum"]
@@ -87,7 +88,9 @@ def test_compressor_reaches_the_target_by_halving(run_eval: RunEval) -> None:
 
 
 def test_a_round_that_does_not_shrink_stops_compression(run_eval: RunEval) -> None:
-    log, sample, _ = run_eval(nexus_sum(target_words=300), rules(compress=echo), BOOK)
+    log, sample, _ = run_eval(
+        nexus_sum(SummarySettings(target_words=300)), rules(compress=echo), BOOK
+    )
     assert log.status == "success"
     info = sample.metadata["nexus_sum"]
     assert info["rounds"] == 1 and info["lengths"] == [2880]
@@ -97,7 +100,7 @@ def test_a_round_that_does_not_shrink_stops_compression(run_eval: RunEval) -> No
 
 
 def test_target_longer_than_input_means_no_round(run_eval: RunEval) -> None:
-    log, sample, model = run_eval(nexus_sum(target_words=5000), rules(), BOOK)
+    log, sample, model = run_eval(nexus_sum(SummarySettings(target_words=5000)), rules(), BOOK)
     assert log.status == "success"
     info = sample.metadata["nexus_sum"]
     assert info["rounds"] == 0 and info["lengths"] == [] and info["reached_target"]
@@ -117,7 +120,9 @@ DIALOGUE_BOOK = "\n\n\n".join(
 
 
 def test_dialogue_groups_are_rewritten_and_then_summarized(run_eval: RunEval) -> None:
-    log, sample, model = run_eval(nexus_sum(scenes_per_chunk=1), rules(), DIALOGUE_BOOK)
+    log, sample, model = run_eval(
+        nexus_sum(options=NexusOptions(scenes_per_chunk=1)), rules(), DIALOGUE_BOOK
+    )
     assert log.status == "success"
     info = sample.metadata["nexus_sum"]
     assert (info["scenes"], info["chunks"], info["scene_fallback"]) == (4, 4, False)
@@ -132,7 +137,12 @@ def test_dialogue_groups_are_rewritten_and_then_summarized(run_eval: RunEval) ->
 
 
 def test_ablations(run_eval: RunEval) -> None:
-    solver = nexus_sum(target_words=20, scenes_per_chunk=1, preprocess=False, compress=False)
+    solver = nexus_sum(
+        SummarySettings(target_words=20),
+        NexusOptions(scenes_per_chunk=1),
+        preprocess=False,
+        compress=False,
+    )
     log, sample, model = run_eval(solver, rules(), DIALOGUE_BOOK)
     assert log.status == "success"
     info = sample.metadata["nexus_sum"]
@@ -144,9 +154,9 @@ def test_ablations(run_eval: RunEval) -> None:
 
 def test_stages_compose_and_rewrite_runs(run_eval: RunEval) -> None:
     solvers = [
-        nexus_preprocess(scenes_per_chunk=1),
+        nexus_preprocess(options=NexusOptions(scenes_per_chunk=1)),
         nexus_summarize(),
-        nexus_compress(target_words=25, rewrite=True),
+        nexus_compress(SummarySettings(target_words=25), rewrite=True),
     ]
     log, sample, model = run_eval(solvers, rules(), DIALOGUE_BOOK)
     assert log.status == "success"
@@ -162,8 +172,8 @@ def test_stages_compose_and_rewrite_runs(run_eval: RunEval) -> None:
 
 def test_bad_settings() -> None:
     with pytest.raises(ValueError, match="target_words"):
-        nexus_sum(target_words=0)
+        nexus_sum(SummarySettings(target_words=0))
     with pytest.raises(ValueError, match="target_words"):
-        nexus_compress(target_words=0)
+        nexus_compress(SummarySettings(target_words=0))
     with pytest.raises(ValueError, match="chunk_tokens"):
-        nexus_sum(chunk_tokens=0)
+        nexus_sum(options=NexusOptions(chunk_tokens=0))

@@ -8,11 +8,12 @@ from typing import Any
 import pytest
 
 from longform_evals.solvers import hierarchical_merge, remove_artifacts
+from longform_evals.solvers.settings import SummarySettings
 from longform_evals.solvers.summarize.artifacts import has_artifacts
 from solvers.summary_support import ARTIFACTS, CHUNK, make_book
 
 RunEval = Callable[..., Any]
-SMALL = {"chunk_size": 200, "context_window": 1200, "max_summary_tokens": 120}
+SMALL = SummarySettings(chunk_size=200, context_window=1200, max_summary_tokens=120)
 DIRTY = "In this segment, Anna meets Tomas on the bridge. They agree to sail north together."
 CLEAN = "Anna meets Tomas on the bridge. They agree to sail north together."
 
@@ -51,7 +52,7 @@ def test_has_artifacts_leaves_plain_narrative_alone(text: str) -> None:
 
 
 def _pipeline(cleaned: str, summary: str = DIRTY) -> tuple[list[Any], list[dict[str, Any]]]:
-    solver = [hierarchical_merge(**SMALL), remove_artifacts()]
+    solver = [hierarchical_merge(SMALL), remove_artifacts()]
     rules = [{"pattern": ARTIFACTS, "response": cleaned}, {"pattern": CHUNK, "response": summary}]
     return solver, rules
 

@@ -13,6 +13,7 @@ from inspect_ai.model import get_model
 
 from longform_evals.models.scripted import ScriptedModelAPI
 from longform_evals.solvers import full_context
+from longform_evals.solvers.settings import SummarySettings
 from longform_evals.text import count_tokens
 from solvers.summary_support import ARTIFACTS, FULL, words_asked
 
@@ -32,7 +33,9 @@ RULES = [{"pattern": FULL, "response": "Anna crossed a bridge many times to meet
 def test_truncation_policies(
     run_eval: RunEval, policy: str, kept: list[str], dropped: list[str]
 ) -> None:
-    solver = full_context(context_window=800, max_summary_tokens=100, truncation=policy)
+    solver = full_context(
+        SummarySettings(context_window=800, max_summary_tokens=100), truncation=policy
+    )
     log, sample, model = run_eval(solver, RULES, BOOK)
     assert log.status == "success"
     (call,) = model.calls
@@ -81,7 +84,7 @@ def test_optional_artifact_removal(run_eval: RunEval) -> None:
             "response": "In this excerpt, Anna and Tomas met on the old bridge at dawn.",
         },
     ]
-    log, sample, _ = run_eval(full_context(remove_artifacts=True), rules, BOOK)
+    log, sample, _ = run_eval(full_context(SummarySettings(remove_artifacts=True)), rules, BOOK)
     assert log.status == "success"
     assert sample.output.completion == "Anna and Tomas met on the old bridge at dawn."
     assert sample.metadata["summary_stats"]["artifact_calls"] == 1
@@ -91,4 +94,4 @@ def test_bad_configuration() -> None:
     with pytest.raises(ValueError, match="truncation"):
         full_context(truncation="start")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="no room"):
-        full_context(context_window=500, max_summary_tokens=400)
+        full_context(SummarySettings(context_window=500, max_summary_tokens=400))

@@ -9,11 +9,12 @@ import pytest
 from inspect_ai.log import read_eval_log
 
 from longform_evals.solvers import hierarchical_merge
+from longform_evals.solvers.settings import SummarySettings
 from longform_evals.text import chunk_text
 from solvers.summary_support import CHUNK, MERGE, MERGE_CONTEXT, make_book, obedient, words_asked
 
 RunEval = Callable[..., Any]
-SMALL = {"chunk_size": 200, "context_window": 1200, "max_summary_tokens": 120}
+SMALL = SummarySettings(chunk_size=200, context_window=1200, max_summary_tokens=120)
 
 
 def _rules(chunk_words: int = 20) -> list[dict[str, Any]]:
@@ -26,8 +27,8 @@ def _rules(chunk_words: int = 20) -> list[dict[str, Any]]:
 
 def test_end_to_end_builds_levels_and_logs_the_trace(run_eval: RunEval) -> None:
     book = make_book(60)
-    n_chunks = len(chunk_text(book, SMALL["chunk_size"]))
-    log, sample, model = run_eval(hierarchical_merge(**SMALL), _rules(), book)
+    n_chunks = len(chunk_text(book, SMALL.chunk_size))
+    log, sample, model = run_eval(hierarchical_merge(SMALL), _rules(), book)
     assert log.status == "success"
     stats = sample.metadata["summary_stats"]
     trace = sample.metadata["summary_trace"]
@@ -67,7 +68,7 @@ def test_end_to_end_builds_levels_and_logs_the_trace(run_eval: RunEval) -> None:
 
 
 def test_single_chunk_needs_no_merge(run_eval: RunEval) -> None:
-    log, sample, model = run_eval(hierarchical_merge(**SMALL), _rules(), make_book(1, 2))
+    log, sample, model = run_eval(hierarchical_merge(SMALL), _rules(), make_book(1, 2))
     assert log.status == "success"
     stats = sample.metadata["summary_stats"]
     assert (stats["chunks"], stats["levels"], stats["merges"], len(model.calls)) == (1, 1, 0, 1)
@@ -84,7 +85,7 @@ def test_single_chunk_needs_no_merge(run_eval: RunEval) -> None:
 )
 def test_a_bad_summary_is_regenerated_with_fewer_words(run_eval: RunEval, bad: str) -> None:
     rules = [{"pattern": CHUNK, "response": [bad, "A good summary."], "exhausted": "repeat_last"}]
-    log, sample, model = run_eval(hierarchical_merge(**SMALL), rules, make_book(1, 2))
+    log, sample, model = run_eval(hierarchical_merge(SMALL), rules, make_book(1, 2))
     assert log.status == "success"
     stats = sample.metadata["summary_stats"]
     assert (stats["calls"], stats["retries"], stats["forced_accepts"]) == (2, 1, 0)
@@ -102,7 +103,7 @@ def test_best_candidate_is_kept_after_the_last_try(run_eval: RunEval) -> None:
         "cut off here",
     ]
     rules = [{"pattern": CHUNK, "response": tries, "exhausted": "repeat_last"}]
-    log, sample, _ = run_eval(hierarchical_merge(**SMALL, max_tries=3), rules, make_book(1, 2))
+    log, sample, _ = run_eval(hierarchical_merge(SMALL, max_tries=3), rules, make_book(1, 2))
     assert log.status == "success"
     stats = sample.metadata["summary_stats"]
     assert (stats["calls"], stats["retries"], stats["forced_accepts"]) == (3, 2, 1)
@@ -114,13 +115,13 @@ def test_best_candidate_is_kept_after_the_last_try(run_eval: RunEval) -> None:
 
 def test_always_empty_fails_the_sample(run_eval: RunEval) -> None:
     rules = [{"pattern": CHUNK, "response": ""}]
-    log, _, _ = run_eval(hierarchical_merge(**SMALL, max_tries=2), rules, make_book(1, 2))
+    log, _, _ = run_eval(hierarchical_merge(SMALL, max_tries=2), rules, make_book(1, 2))
     assert log.status == "error"
     assert log.error is not None and "empty summary in all 2 tries" in log.error.message
 
 
 def test_empty_document_is_an_error_naming_the_sample(run_eval: RunEval) -> None:
-    log, _, _ = run_eval(hierarchical_merge(**SMALL), _rules(), "  \n ", sample_id="blank-7")
+    log, _, _ = run_eval(hierarchical_merge(SMALL), _rules(), "  \n ", sample_id="blank-7")
     assert log.status == "error"
     assert log.error is not None
     assert "blank-7" in log.error.message and "empty" in log.error.message
@@ -128,6 +129,8 @@ def test_empty_document_is_an_error_naming_the_sample(run_eval: RunEval) -> None
 
 def test_impossible_configuration_fails_early() -> None:
     with pytest.raises(ValueError, match="context_window"):
-        hierarchical_merge(chunk_size=2048, context_window=2048)
+        hierarchical_merge(SummarySettings(chunk_size=2048, context_window=2048))
     with pytest.raises(ValueError, match="fewer than two summaries"):
-        hierarchical_merge(chunk_size=100, context_window=1500, max_summary_tokens=500)
+        hierarchical_merge(
+            SummarySettings(chunk_size=100, context_window=1500, max_summary_tokens=500)
+        )

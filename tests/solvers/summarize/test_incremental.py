@@ -3,19 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
 from longform_evals.solvers import incremental_update
+from longform_evals.solvers.settings import SummarySettings
 from longform_evals.solvers.summarize.incremental import growth_target
 from longform_evals.text import chunk_text
 from solvers.summary_support import ARTIFACTS, COMPRESS, INIT, UPDATE, make_book, words_asked
 
 RunEval = Callable[..., Any]
-SMALL = {"chunk_size": 200, "context_window": 1500, "max_summary_tokens": 120}
+SMALL = SummarySettings(chunk_size=200, context_window=1500, max_summary_tokens=120)
 BOOK = make_book(12)
-N_CHUNKS = len(chunk_text(BOOK, SMALL["chunk_size"]))
+N_CHUNKS = len(chunk_text(BOOK, SMALL.chunk_size))
 
 
 def _words(label: str, n: int) -> str:
@@ -57,7 +59,7 @@ def test_growth_target() -> None:
 
 def test_end_to_end_with_one_compression(run_eval: RunEval) -> None:
     assert N_CHUNKS >= 4
-    log, sample, model = run_eval(incremental_update(**SMALL), _rules({1}), BOOK)
+    log, sample, model = run_eval(incremental_update(SMALL), _rules({1}), BOOK)
     assert log.status == "success"
     stats = sample.metadata["summary_stats"]
     assert stats["chunks"] == N_CHUNKS and stats["updates"] == N_CHUNKS - 1
@@ -86,7 +88,7 @@ def test_end_to_end_with_one_compression(run_eval: RunEval) -> None:
 
 
 def test_every_long_update_is_compressed(run_eval: RunEval) -> None:
-    log, sample, _ = run_eval(incremental_update(**SMALL), _rules({0, 2, 3}), BOOK)
+    log, sample, _ = run_eval(incremental_update(SMALL), _rules({0, 2, 3}), BOOK)
     assert log.status == "success"
     assert sample.metadata["summary_stats"]["compressions"] == 3
 
@@ -95,7 +97,7 @@ def test_compression_is_retried_until_short_enough(run_eval: RunEval) -> None:
     compress = [_words("still long", 100), _words("compressed", 15)]
     rules = _rules({1}, compress)
     rules[1]["exhausted"] = "repeat_last"
-    log, sample, _ = run_eval(incremental_update(**SMALL), rules, BOOK)
+    log, sample, _ = run_eval(incremental_update(SMALL), rules, BOOK)
     assert log.status == "success"
     stats = sample.metadata["summary_stats"]
     assert stats["compressions"] == 1 and stats["retries"] == 1
@@ -110,7 +112,9 @@ def test_unfinished_update_is_regenerated(run_eval: RunEval) -> None:
         "response": ["cut off in the", _words("update", 20)],
         "exhausted": "repeat_last",
     }
-    log, sample, _ = run_eval(incremental_update(**SMALL, remove_artifacts=False), rules, BOOK)
+    log, sample, _ = run_eval(
+        incremental_update(replace(SMALL, remove_artifacts=False)), rules, BOOK
+    )
     assert log.status == "success"
     stats = sample.metadata["summary_stats"]
     assert stats["retries"] == 1 and stats["forced_accepts"] == 0
@@ -119,7 +123,7 @@ def test_unfinished_update_is_regenerated(run_eval: RunEval) -> None:
 
 
 def test_single_chunk(run_eval: RunEval) -> None:
-    log, sample, model = run_eval(incremental_update(**SMALL), _rules(set()), make_book(1, 2))
+    log, sample, model = run_eval(incremental_update(SMALL), _rules(set()), make_book(1, 2))
     assert log.status == "success"
     stats = sample.metadata["summary_stats"]
     assert (stats["chunks"], stats["updates"], stats["compressions"]) == (1, 0, 0)
@@ -129,4 +133,6 @@ def test_single_chunk(run_eval: RunEval) -> None:
 
 def test_impossible_configuration_fails_early() -> None:
     with pytest.raises(ValueError, match="context_window"):
-        incremental_update(chunk_size=1000, context_window=2000, max_summary_tokens=400)
+        incremental_update(
+            SummarySettings(chunk_size=1000, context_window=2000, max_summary_tokens=400)
+        )

@@ -15,7 +15,7 @@ for the question; a longer question fails its sample with an error rather than o
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,7 +24,13 @@ from inspect_ai.solver import TaskState
 from longform_evals.prompts import PromptTemplate, load_prompt
 from longform_evals.text import TokenizerLike, get_tokenizer
 
-__all__ = ["FOCUSED_SUFFIX", "QUESTION_FIELD", "QUESTION_RESERVE_TOKENS", "Focus"]
+__all__ = [
+    "FOCUSED_SUFFIX",
+    "QUESTION_FIELD",
+    "QUESTION_RESERVE_TOKENS",
+    "Focus",
+    "FocusedPrompts",
+]
 
 QUESTION_FIELD = "question"
 FOCUSED_SUFFIX = "_focused"
@@ -101,3 +107,26 @@ class Focus:
             return template.fill(**{QUESTION_FIELD: question})
 
         return fill
+
+
+class FocusedPrompts:
+    """A strategy's templates by name, loaded through one :class:`Focus`.
+
+    ``planning()`` gives them as budgets see them (the question's reserve in place of a
+    question), ``bind(state)`` with the sample's question filled in.
+    """
+
+    def __init__(
+        self, focus: Focus, method: str, names: Sequence[str], prompts_dir: str | None
+    ) -> None:
+        self.focus = focus
+        self.templates = {name: focus.load(method, name, prompts_dir) for name in names}
+
+    def planning(self) -> dict[str, PromptTemplate]:
+        return {name: self.focus.planning(t) for name, t in self.templates.items()}
+
+    def bind(self, state: TaskState) -> dict[str, PromptTemplate]:
+        """The templates for one sample; raises ValueError when focus is on and the sample
+        has no question."""
+        fill = self.focus.bind(state)
+        return {name: fill(t) for name, t in self.templates.items()}

@@ -32,6 +32,7 @@ from longform_evals.solvers.common.summary_limits import (
     count_words,
     retry_word_limit,
     summary_problems,
+    word_limit,
 )
 from longform_evals.text import Tokenizer, TokenizerLike, get_tokenizer
 
@@ -41,6 +42,7 @@ __all__ = [
     "Step",
     "SummaryRun",
     "TraceEntry",
+    "Tries",
     "document_of",
 ]
 
@@ -94,6 +96,16 @@ def document_of(state: TaskState) -> str:
     if not document.strip():
         raise ValueError(f"sample {state.sample_id!r}: the document to summarize is empty")
     return document
+
+
+@dataclass(frozen=True)
+class Tries:
+    """How a summarizer samples and retries its length-checked calls."""
+
+    temperature: float
+    max_tries: int
+    retry_temperature: float | None = None
+    """Temperature of retries (``None``: ``temperature``)."""
 
 
 class SummaryRun:
@@ -152,6 +164,22 @@ class SummaryRun:
     def bump(self, name: str, by: int = 1) -> None:
         """Add ``by`` to the counter ``name``."""
         self.stats[name] = int(self.stats.get(name, 0)) + by
+
+    async def summarize(
+        self, render: Callable[[int], str], token_limit: int, tries: Tries
+    ) -> Outcome:
+        """A summary of at most ``token_limit`` tokens, asked and checked in words
+        (:func:`~longform_evals.solvers.common.summary_limits.word_limit` of it)."""
+        limit = word_limit(token_limit)
+        return await self.generate(
+            render,
+            limit,
+            max_tokens=token_limit,
+            temperature=tries.temperature,
+            max_tries=tries.max_tries,
+            check_limit=limit,
+            retry_temperature=tries.retry_temperature,
+        )
 
     async def generate(
         self,

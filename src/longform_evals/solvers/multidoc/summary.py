@@ -47,6 +47,7 @@ from longform_evals.solvers.common.recording import Outcome, SummaryRun, documen
 from longform_evals.solvers.common.summary_limits import SAFETY_TOKENS, word_limit
 from longform_evals.solvers.common.truncation import fit_documents
 from longform_evals.solvers.settings import DEFAULT_CONTEXT_WINDOW, DEFAULT_TEMPERATURE
+from longform_evals.solvers.summarize.merge_packing import join_summaries
 from longform_evals.text import TokenizerLike, get_tokenizer, join_documents
 
 __all__ = [
@@ -71,10 +72,6 @@ MultidocStrategy = Literal[
 MULTIDOC_STRATEGIES: tuple[str, ...] = get_args(MultidocStrategy)
 
 _LABEL = re.compile(r"^\s*(?:revised\s+)?summary\s*:\s*", re.IGNORECASE)
-
-
-def _join_summaries(summaries: Sequence[str]) -> str:
-    return "\n\n".join(f"Summary {i}:\n{s}" for i, s in enumerate(summaries, start=1))
 
 
 def sample_documents_of(state: TaskState) -> list[str]:
@@ -259,7 +256,7 @@ class _Calls:
     @staticmethod
     def list_render(template: PromptTemplate, parts: Sequence[str]) -> Callable[[int], str]:
         """The prompt of `template` over numbered summaries."""
-        text = _join_summaries(parts)
+        text = join_summaries(parts)
         return lambda w: template.render(summaries=text, word_limit=w)
 
 

@@ -27,7 +27,8 @@ Reported in ``metadata["nexus_sum"]``: ``target_words``, ``scenes``, ``chunks``,
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from inspect_ai.solver import Generate, Solver, TaskState, solver
@@ -35,7 +36,7 @@ from inspect_ai.util import collect, span
 
 from longform_evals.prompts import PromptTemplate, load_prompt
 from longform_evals.solvers.common.question_focus import Focus
-from longform_evals.solvers.common.recording import Outcome, SummaryRun, document_of
+from longform_evals.solvers.common.recording import Outcome, SummaryRun, Tries, document_of
 from longform_evals.solvers.common.summary_limits import count_words
 from longform_evals.solvers.nexus.scenes import (
     DEFAULT_SCENE_WORDS,
@@ -43,7 +44,7 @@ from longform_evals.solvers.nexus.scenes import (
     has_dialogue,
     split_scenes,
 )
-from longform_evals.solvers.settings import NEXUS_TEMPERATURE
+from longform_evals.solvers.settings import NEXUS_DEFAULTS, NEXUS_TEMPERATURE, SummarySettings
 from longform_evals.text import TokenizerLike
 from longform_evals.text.packing import join_pieces, pack_sentence_spans
 
@@ -52,6 +53,7 @@ __all__ = [
     "CHUNK_SEPARATOR",
     "NEXUS_COUNTERS",
     "NEXUS_KEY",
+    "NexusOptions",
     "compress_summary",
     "nexus_sum",
     "preprocess_dialogue",
@@ -93,6 +95,44 @@ REWRITE_TOLERANCE = 1.1
 """A readability rewrite longer than this times max(θ, its input) is not used."""
 
 
+@dataclass(frozen=True)
+class NexusOptions:
+    """What NexusSum and its stages take besides the shared :class:`SummarySettings`.
+
+    Attributes:
+        chunk_tokens: δ, the most tokens of a piece the compressor shortens in one call.
+        scenes_per_chunk: Scenes per preprocessing and summarizing call (8 in the paper).
+        max_rounds: Most compression rounds (10 in the paper).
+        max_tries: Tries per call for an empty or unfinished output.
+        scene_words: Size of scenes when the text has no scene marks, and the most words
+            of a scene before it is cut (see :mod:`.scenes`).
+        tokenizer: Counts tokens for δ and the trace.
+    """
+
+    chunk_tokens: int = 300
+    scenes_per_chunk: int = 8
+    max_rounds: int = 10
+    max_tries: int = 3
+    scene_words: int = DEFAULT_SCENE_WORDS
+    tokenizer: TokenizerLike = "cl100k_base"
+
+    def check(self, target_words: int | None = None) -> None:
+        """Raise ValueError on a value below its least (1; ``max_rounds``: 0)."""
+        least = {"chunk_tokens": 1, "scenes_per_chunk": 1, "scene_words": 1, "max_tries": 1}
+        values: dict[str, Any] = {**asdict(self), "target_words": target_words}
+        for name, at_least in [("target_words", 1), *least.items(), ("max_rounds", 0)]:
+            if values[name] is not None and values[name] < at_least:
+                raise ValueError(f"{name} must be at least {at_least}, got {values[name]}")
+
+    def tries(self, settings: SummarySettings) -> Tries:
+        """Temperature (0.3 unless set) and tries of every NexusSum call."""
+        return Tries(settings.temperature_or(NEXUS_TEMPERATURE), self.max_tries)
+
+    def _repr_params_(self) -> dict[str, Any]:
+        """The fields, for the solver's parameters in the eval log (Inspect calls this)."""
+        return asdict(self)
+
+
 def new_info(target_words: int | None) -> dict[str, Any]:
     return {
         "target_words": target_words,
@@ -125,6 +165,21 @@ def _room(run: SummaryRun, text: str) -> int:
     return n + max(256, n // 2)
 
 
+async def _rewrite(
+    run: SummaryRun, render: Callable[[int], str], words: int, text: str, tries: Tries
+) -> Outcome:
+    """One call that rewrites ``text`` into about ``words`` words; its length is not checked
+    (a stage checks lengths as a whole)."""
+    return await run.generate(
+        render,
+        words,
+        max_tokens=_room(run, text),
+        temperature=tries.temperature,
+        max_tries=tries.max_tries,
+        check_limit=None,
+    )
+
+
 def scene_chunks(
     document: str, scenes_per_chunk: int = 8, scene_words: int = DEFAULT_SCENE_WORDS
 ) -> tuple[list[str], int, bool]:
@@ -141,11 +196,7 @@ def scene_chunks(
 
 
 async def preprocess_dialogue(
-    run: SummaryRun,
-    chunks: Sequence[str],
-    template: PromptTemplate,
-    temperature: float = NEXUS_TEMPERATURE,
-    max_tries: int = 3,
+    run: SummaryRun, chunks: Sequence[str], template: PromptTemplate, tries: Tries
 ) -> list[str]:
     """Rewrite the dialogue of every chunk that has some as third-person prose (concurrently).
 
@@ -155,18 +206,14 @@ async def preprocess_dialogue(
     run.bump("dialogue_groups", len(todo))
     run.bump("preprocess_skipped", len(chunks) - len(todo))
 
-    async def rewrite(text: str) -> Outcome:
-        return await run.generate(
-            lambda _words: template.render(text=text.strip()),
-            1,  # no word limit is asked for
-            max_tokens=_room(run, text),
-            temperature=temperature,
-            max_tries=max_tries,
-            check_limit=None,
-        )
+    def render(text: str) -> Callable[[int], str]:
+        return lambda _words: template.render(text=text.strip())
 
     async with span("preprocess", type="nexus_stage"):
-        outcomes = await collect(*(rewrite(chunks[i]) for i in todo))
+        # 1: no word limit is asked for
+        outcomes = await collect(
+            *(_rewrite(run, render(chunks[i]), 1, chunks[i], tries) for i in todo)
+        )
     result = list(chunks)
     for i, outcome in zip(todo, outcomes, strict=True):
         run.record("preprocess", 0, i, outcome)
@@ -175,24 +222,18 @@ async def preprocess_dialogue(
 
 
 async def summarize_chunks(
-    run: SummaryRun,
-    chunks: Sequence[str],
-    template: PromptTemplate,
-    temperature: float = NEXUS_TEMPERATURE,
-    max_tries: int = 3,
-    summary_ratio: float = CHUNK_SUMMARY_RATIO,
+    run: SummaryRun, chunks: Sequence[str], template: PromptTemplate, tries: Tries
 ) -> str:
     """Summarize every chunk on its own (concurrently) and join the summaries in order."""
 
     async def summarize(text: str) -> Outcome:
-        limit = max(MIN_CHUNK_SUMMARY_WORDS, round(count_words(text) * summary_ratio))
-        return await run.generate(
+        limit = max(MIN_CHUNK_SUMMARY_WORDS, round(count_words(text) * CHUNK_SUMMARY_RATIO))
+        return await _rewrite(  # generous room: the length is checked later
+            run,
             lambda words: template.render(text=text.strip(), word_limit=words),
             limit,
-            max_tokens=_room(run, text),  # generous: length is checked later
-            temperature=temperature,
-            max_tries=max_tries,
-            check_limit=None,
+            text,
+            tries,
         )
 
     async with span("summarize", type="nexus_stage"):
@@ -208,39 +249,37 @@ async def compress_summary(
     template: PromptTemplate,
     info: dict[str, Any],
     target_words: int,
-    chunk_tokens: int = 300,
-    temperature: float = NEXUS_TEMPERATURE,
-    max_rounds: int = 10,
-    max_tries: int = 3,
-    compress_ratio: float = COMPRESS_RATIO,
+    options: NexusOptions,
+    tries: Tries,
 ) -> str:
     """Compress ``summary`` round by round until it has at most ``target_words`` words.
 
-    Stops after ``max_rounds`` rounds or at a round that does not shrink the summary
+    Stops after ``options.max_rounds`` rounds or at a round that does not shrink the summary
     (counted in ``compress_stalled``; that round's output is discarded). Updates ``info``.
     """
 
     async def shorten(piece: str) -> Outcome:
         words = count_words(piece)
         run.bump("compress_calls")
-        return await run.generate(
+        asked = max(1, int(words * COMPRESS_RATIO))
+        return await _rewrite(  # a round that fails to shrink is caught as a whole
+            run,
             lambda limit: template.render(text=piece, words=words, word_limit=limit),
-            max(1, int(words * compress_ratio)),
-            max_tokens=_room(run, piece),
-            temperature=temperature,
-            max_tries=max_tries,
-            check_limit=None,  # a round that fails to shrink is caught as a whole
+            asked,
+            piece,
+            tries,
         )
 
     words = count_words(summary)
     lengths: list[int] = []
     stalled = False
     info.update(initial_words=words, target_words=target_words)
-    while words > target_words and len(lengths) < max_rounds:
+    while words > target_words and len(lengths) < options.max_rounds:
         level = len(lengths) + 1
-        runs = pack_sentence_spans(summary, chunk_tokens, run.tokenizer)
+        runs = pack_sentence_spans(summary, options.chunk_tokens, run.tokenizer)
         run.bump(
-            "oversized_sentences", sum(run.count(summary[a:b]) > chunk_tokens for a, b in runs)
+            "oversized_sentences",
+            sum(run.count(summary[a:b]) > options.chunk_tokens for a, b in runs),
         )
         async with span(f"compress round {level}", type="nexus_stage"):
             outcomes = await collect(*(shorten(summary[a:b]) for a, b in runs))
@@ -269,19 +308,13 @@ async def rewrite_summary(
     run: SummaryRun,
     summary: str,
     template: PromptTemplate,
-    target_words: int | None = None,
-    temperature: float = NEXUS_TEMPERATURE,
-    max_tries: int = 3,
+    target_words: int | None,
+    tries: Tries,
 ) -> str:
     """Ask for a more readable version of ``summary``; keep the original if it grew too long."""
     words = count_words(summary)
-    outcome = await run.generate(
-        lambda _limit: template.render(summary=summary, words=words),
-        words,
-        max_tokens=_room(run, summary),
-        temperature=temperature,
-        max_tries=max_tries,
-        check_limit=None,
+    outcome = await _rewrite(
+        run, lambda _limit: template.render(summary=summary, words=words), words, summary, tries
     )
     allowed = REWRITE_TOLERANCE * max(words, target_words or 0)
     if count_words(outcome.text) > allowed:
@@ -291,117 +324,103 @@ async def rewrite_summary(
     return outcome.text
 
 
-def check_at_least(name: str, value: int, least: int) -> None:
-    if value < least:
-        raise ValueError(f"{name} must be at least {least}, got {value}")
+@dataclass(frozen=True)
+class Ending:
+    """The last stages for one sample: compression and the readability rewrite, each
+    optional (``None``: skipped), with what they need."""
+
+    compress: PromptTemplate | None
+    rewrite: PromptTemplate | None
+    target_words: int
+    options: NexusOptions
+    tries: Tries
+
+    async def finish(self, run: SummaryRun, summary: str, info: dict[str, Any]) -> None:
+        """Compress and rewrite ``summary`` (as set) and write it as the sample's summary."""
+        if self.compress is not None:
+            summary = await compress_summary(
+                run, summary, self.compress, info, self.target_words, self.options, self.tries
+            )
+        else:
+            words = count_words(summary)
+            info.update(initial_words=words, reached_target=words <= self.target_words)
+        if self.rewrite is not None:
+            summary = await rewrite_summary(
+                run, summary, self.rewrite, self.target_words, self.tries
+            )
+        run.finish(summary)
 
 
 @solver
 def nexus_sum(
-    target_words: int = 900,
-    chunk_tokens: int = 300,
-    scenes_per_chunk: int = 8,
-    temperature: float = NEXUS_TEMPERATURE,
-    max_rounds: int = 10,
+    settings: SummarySettings | None = None,
+    options: NexusOptions | None = None,
     preprocess: bool = True,
     compress: bool = True,
     rewrite: bool = False,
-    max_tries: int = 3,
-    scene_words: int = DEFAULT_SCENE_WORDS,
-    prompts_dir: str | None = None,
-    tokenizer: TokenizerLike = "cl100k_base",
-    question_key: str | None = None,
-    cache: bool = True,
 ) -> Solver:
     """Summarize a narrative with the NexusSum pipeline.
 
     Args:
-        target_words: θ, the most words the final summary should have.
-        chunk_tokens: δ, the most tokens of a piece the compressor shortens in one call.
-        scenes_per_chunk: Scenes per preprocessing and summarizing call (8 in the paper).
-        temperature: Sampling temperature of every call (0.3 in the paper).
-        max_rounds: Most compression rounds (10 in the paper).
+        settings: The shared settings (default: :data:`NEXUS_DEFAULTS`, a 900-word target):
+            θ, the most words the final summary should have (``target_words``, else the
+            words of ``max_summary_tokens``), the temperature of every call (0.3 unless
+            set, as in the paper), the prompts folder overriding the ``nexus_sum/``
+            templates, the question key focusing chunk summaries, compression and rewrite
+            (the ``nexus_sum_focused/`` templates) and caching (Inspect's cache, keyed by
+            sample, epoch and try, so a rerun repeats no finished step).
+        options: NexusSum's own settings (:class:`NexusOptions`: δ, scenes per chunk,
+            rounds, tries, scene size, tokenizer).
         preprocess: Rewrite dialogue as prose first (off: the ablation without P).
         compress: Compress the joined chunk summaries (off: the ablation without C).
         rewrite: Finish with a readability rewrite.
-        max_tries: Tries per call for an empty or unfinished output.
-        scene_words: Size of scenes when the text has no scene marks, and the most words
-            of a scene before it is cut (see :mod:`.scenes`).
-        prompts_dir: Optional folder overriding the ``nexus_sum/`` templates.
-        tokenizer: Counts tokens for δ and the trace.
-        question_key: Focus chunk summaries, compression and rewrite on the question in
-            ``metadata[question_key]`` (the ``nexus_sum_focused/`` templates). ``None``: no
-            question.
-        cache: Cache every model call (Inspect's cache, keyed by sample, epoch and try), so
-            a rerun or ``inspect eval-retry`` repeats no finished step; False: no caching.
 
     Returns:
         A solver that puts the summary in ``state.output`` and ``metadata["summary"]`` and
         its report in ``metadata["nexus_sum"]``.
 
     Raises:
-        ValueError: If ``target_words``, ``chunk_tokens``, ``scenes_per_chunk``,
+        ValueError: If the target words, ``chunk_tokens``, ``scenes_per_chunk``,
             ``scene_words`` or ``max_tries`` is below 1, or ``max_rounds`` below 0; at run
             time, if focus is on and a sample has no question.
     """
-    for name, value, least in [
-        ("target_words", target_words, 1),
-        ("chunk_tokens", chunk_tokens, 1),
-        ("scenes_per_chunk", scenes_per_chunk, 1),
-        ("scene_words", scene_words, 1),
-        ("max_tries", max_tries, 1),
-        ("max_rounds", max_rounds, 0),
-    ]:
-        check_at_least(name, value, least)
-    focus = Focus(question_key, tokenizer)
-    dialogue = load_prompt("nexus_sum", "dialogue", prompts_dir) if preprocess else None
-    chunk_prompt = focus.load("nexus_sum", "chunk", prompts_dir)
-    compress_prompt = focus.load("nexus_sum", "compress", prompts_dir) if compress else None
-    rewrite_prompt = focus.load("nexus_sum", "rewrite", prompts_dir) if rewrite else None
+    settings, options = settings or NEXUS_DEFAULTS, options or NexusOptions()
+    target_words = settings.summary_words
+    options.check(target_words)
+    tries = options.tries(settings)
+    focus = Focus(settings.question_key, options.tokenizer)
+    folder = settings.prompts_dir
+    dialogue = load_prompt("nexus_sum", "dialogue", folder) if preprocess else None
+    chunk_prompt = focus.load("nexus_sum", "chunk", folder)
+    compress_prompt = focus.load("nexus_sum", "compress", folder) if compress else None
+    rewrite_prompt = focus.load("nexus_sum", "rewrite", folder) if rewrite else None
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         document = document_of(state)
         bind = focus.bind(state)
-        chunk_template = bind(chunk_prompt)
+        run = SummaryRun(state, "nexus_sum", options.tokenizer, NEXUS_COUNTERS, settings.cache)
+        info = state.metadata[NEXUS_KEY] = new_info(target_words)
+        chunks = start_chunks(run, info, document, options)
+        if dialogue is not None:
+            chunks = await preprocess_dialogue(run, chunks, dialogue, tries)
+            copy_counts(run, info)
+        summary = await summarize_chunks(run, chunks, bind(chunk_prompt), tries)
         compress_template = bind(compress_prompt) if compress_prompt else None
         rewrite_template = bind(rewrite_prompt) if rewrite_prompt else None
-        run = SummaryRun(state, "nexus_sum", tokenizer, NEXUS_COUNTERS, cache)
-        info = state.metadata[NEXUS_KEY] = new_info(target_words)
-        chunks = start_chunks(run, info, document, scenes_per_chunk, scene_words)
-        if dialogue is not None:
-            chunks = await preprocess_dialogue(run, chunks, dialogue, temperature, max_tries)
-            copy_counts(run, info)
-        summary = await summarize_chunks(run, chunks, chunk_template, temperature, max_tries)
-        if compress_template is not None:
-            summary = await compress_summary(
-                run,
-                summary,
-                compress_template,
-                info,
-                target_words,
-                chunk_tokens,
-                temperature,
-                max_rounds,
-                max_tries,
-            )
-        else:
-            words = count_words(summary)
-            info.update(initial_words=words, reached_target=words <= target_words)
-        if rewrite_template is not None:
-            summary = await rewrite_summary(
-                run, summary, rewrite_template, target_words, temperature, max_tries
-            )
-        run.finish(summary)
+        ending = Ending(compress_template, rewrite_template, target_words, options, tries)
+        await ending.finish(run, summary, info)
         return state
 
     return solve
 
 
 def start_chunks(
-    run: SummaryRun, info: dict[str, Any], document: str, per_chunk: int, scene_words: int
+    run: SummaryRun, info: dict[str, Any], document: str, options: NexusOptions
 ) -> list[str]:
     """Split the document into scene chunks and report the split."""
-    chunks, n_scenes, fallback = scene_chunks(document, per_chunk, scene_words)
+    chunks, n_scenes, fallback = scene_chunks(
+        document, options.scenes_per_chunk, options.scene_words
+    )
     run.stats.update(scenes=n_scenes, chunks=len(chunks))
     run.plan(len(chunks))
     info.update(scenes=n_scenes, chunks=len(chunks), scene_fallback=fallback)

@@ -19,19 +19,16 @@ from longform_evals.solvers.nexus.pipeline import (
     CHUNKS_KEY,
     NEXUS_COUNTERS,
     NEXUS_KEY,
-    check_at_least,
-    compress_summary,
+    Ending,
+    NexusOptions,
     copy_counts,
     new_info,
     nexus_info,
     preprocess_dialogue,
-    rewrite_summary,
     start_chunks,
     summarize_chunks,
 )
-from longform_evals.solvers.nexus.scenes import DEFAULT_SCENE_WORDS
-from longform_evals.solvers.settings import NEXUS_TEMPERATURE
-from longform_evals.text import TokenizerLike
+from longform_evals.solvers.settings import NEXUS_DEFAULTS, SummarySettings
 
 __all__ = ["nexus_compress", "nexus_preprocess", "nexus_summarize"]
 
@@ -43,30 +40,35 @@ def _current_summary(state: TaskState) -> str:
     return summary
 
 
+def _start(
+    state: TaskState, settings: SummarySettings, options: NexusOptions
+) -> tuple[SummaryRun, list[str]]:
+    """Start the sample's trace and report, and split its document into scene chunks."""
+    run = SummaryRun(state, "nexus_sum", options.tokenizer, NEXUS_COUNTERS, settings.cache)
+    info = state.metadata[NEXUS_KEY] = new_info(None)
+    return run, start_chunks(run, info, document_of(state), options)
+
+
 @solver
 def nexus_preprocess(
-    scenes_per_chunk: int = 8,
-    temperature: float = NEXUS_TEMPERATURE,
-    max_tries: int = 3,
-    scene_words: int = DEFAULT_SCENE_WORDS,
-    prompts_dir: str | None = None,
-    tokenizer: TokenizerLike = "cl100k_base",
-    cache: bool = True,
+    settings: SummarySettings | None = None, options: NexusOptions | None = None
 ) -> Solver:
     """NexusSum's preprocessor alone: rewrite dialogue as prose, chunk by chunk.
 
     Leaves the chunks in ``metadata["nexus_chunks"]`` for :func:`nexus_summarize`; the
-    document itself is not changed. Starts the sample's summary trace.
+    document itself is not changed. Starts the sample's summary trace. ``settings`` (default
+    :data:`~longform_evals.solvers.settings.NEXUS_DEFAULTS`) give the temperature, prompts
+    folder and caching; ``options`` the scene chunks and tries (:class:`NexusOptions`).
     """
-    check_at_least("scenes_per_chunk", scenes_per_chunk, 1)
-    template = load_prompt("nexus_sum", "dialogue", prompts_dir)
+    settings, options = settings or NEXUS_DEFAULTS, options or NexusOptions()
+    options.check()
+    tries = options.tries(settings)
+    template = load_prompt("nexus_sum", "dialogue", settings.prompts_dir)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        run = SummaryRun(state, "nexus_sum", tokenizer, NEXUS_COUNTERS, cache)
-        info = state.metadata[NEXUS_KEY] = new_info(None)
-        chunks = start_chunks(run, info, document_of(state), scenes_per_chunk, scene_words)
-        chunks = await preprocess_dialogue(run, chunks, template, temperature, max_tries)
-        copy_counts(run, info)
+        run, chunks = _start(state, settings, options)
+        chunks = await preprocess_dialogue(run, chunks, template, tries)
+        copy_counts(run, state.metadata[NEXUS_KEY])
         state.metadata[CHUNKS_KEY] = chunks
         return state
 
@@ -75,35 +77,29 @@ def nexus_preprocess(
 
 @solver
 def nexus_summarize(
-    scenes_per_chunk: int = 8,
-    temperature: float = NEXUS_TEMPERATURE,
-    max_tries: int = 3,
-    scene_words: int = DEFAULT_SCENE_WORDS,
-    prompts_dir: str | None = None,
-    tokenizer: TokenizerLike = "cl100k_base",
-    question_key: str | None = None,
-    cache: bool = True,
+    settings: SummarySettings | None = None, options: NexusOptions | None = None
 ) -> Solver:
     """NexusSum's summarizer alone: summarize scene chunks and join them (S_0).
 
     Uses the chunks :func:`nexus_preprocess` left (continuing its trace), else splits the
-    document into scene chunks itself. With ``question_key``, focused on that question.
+    document into scene chunks itself. With a question key in ``settings``, focused on that
+    question.
     """
-    check_at_least("scenes_per_chunk", scenes_per_chunk, 1)
-    focus = Focus(question_key, tokenizer)
-    chunk_prompt = focus.load("nexus_sum", "chunk", prompts_dir)
+    settings, options = settings or NEXUS_DEFAULTS, options or NexusOptions()
+    options.check()
+    tries = options.tries(settings)
+    focus = Focus(settings.question_key, options.tokenizer)
+    chunk_prompt = focus.load("nexus_sum", "chunk", settings.prompts_dir)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         template = focus.bind(state)(chunk_prompt)
         given: Any = state.metadata.get(CHUNKS_KEY)
         if isinstance(given, list) and all(isinstance(c, str) for c in given) and given:
-            run = SummaryRun(state, None, tokenizer, NEXUS_COUNTERS, cache)
+            run = SummaryRun(state, None, options.tokenizer, NEXUS_COUNTERS, settings.cache)
             chunks: list[str] = given
         else:
-            run = SummaryRun(state, "nexus_sum", tokenizer, NEXUS_COUNTERS, cache)
-            info = state.metadata[NEXUS_KEY] = new_info(None)
-            chunks = start_chunks(run, info, document_of(state), scenes_per_chunk, scene_words)
-        summary = await summarize_chunks(run, chunks, template, temperature, max_tries)
+            run, chunks = _start(state, settings, options)
+        summary = await summarize_chunks(run, chunks, template, tries)
         run.finish(summary)
         return state
 
@@ -112,58 +108,37 @@ def nexus_summarize(
 
 @solver
 def nexus_compress(
-    target_words: int = 900,
-    chunk_tokens: int = 300,
-    temperature: float = NEXUS_TEMPERATURE,
-    max_rounds: int = 10,
-    max_tries: int = 3,
+    settings: SummarySettings | None = None,
+    options: NexusOptions | None = None,
     rewrite: bool = False,
-    prompts_dir: str | None = None,
-    tokenizer: TokenizerLike = "cl100k_base",
-    question_key: str | None = None,
-    cache: bool = True,
 ) -> Solver:
-    """NexusSum's compressor alone: shorten the current summary to ``target_words`` words.
+    """NexusSum's compressor alone: shorten the current summary to the target words.
 
     Compresses ``metadata["summary"]`` (else the last output), so it can follow any
-    summarization solver; continues that solver's trace and counters. With
-    ``question_key``, compression (and the rewrite) keep to that question.
+    summarization solver; continues that solver's trace and counters. ``settings`` (default
+    :data:`~longform_evals.solvers.settings.NEXUS_DEFAULTS`) give the target words, the
+    temperature, prompts folder, question key (compression and the rewrite keep to that
+    question) and caching; ``options`` δ, rounds and tries (:class:`NexusOptions`).
 
     Raises:
-        ValueError: If ``target_words``, ``chunk_tokens`` or ``max_tries`` is below 1, or
+        ValueError: If the target words, ``chunk_tokens`` or ``max_tries`` is below 1, or
             ``max_rounds`` below 0.
     """
-    check_at_least("target_words", target_words, 1)
-    check_at_least("chunk_tokens", chunk_tokens, 1)
-    check_at_least("max_tries", max_tries, 1)
-    check_at_least("max_rounds", max_rounds, 0)
-    focus = Focus(question_key, tokenizer)
-    compress_prompt = focus.load("nexus_sum", "compress", prompts_dir)
-    rewrite_prompt = focus.load("nexus_sum", "rewrite", prompts_dir) if rewrite else None
+    settings, options = settings or NEXUS_DEFAULTS, options or NexusOptions()
+    target_words = settings.summary_words
+    options.check(target_words)
+    tries = options.tries(settings)
+    focus = Focus(settings.question_key, options.tokenizer)
+    compress_prompt = focus.load("nexus_sum", "compress", settings.prompts_dir)
+    rewrite_prompt = focus.load("nexus_sum", "rewrite", settings.prompts_dir) if rewrite else None
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         summary = _current_summary(state)
         bind = focus.bind(state)
-        template = bind(compress_prompt)
         rewrite_template = bind(rewrite_prompt) if rewrite_prompt else None
-        run = SummaryRun(state, None, tokenizer, NEXUS_COUNTERS, cache)
-        info = nexus_info(state, target_words)
-        summary = await compress_summary(
-            run,
-            summary,
-            template,
-            info,
-            target_words,
-            chunk_tokens,
-            temperature,
-            max_rounds,
-            max_tries,
-        )
-        if rewrite_template is not None:
-            summary = await rewrite_summary(
-                run, summary, rewrite_template, target_words, temperature, max_tries
-            )
-        run.finish(summary)
+        ending = Ending(bind(compress_prompt), rewrite_template, target_words, options, tries)
+        run = SummaryRun(state, None, options.tokenizer, NEXUS_COUNTERS, settings.cache)
+        await ending.finish(run, summary, nexus_info(state, target_words))
         return state
 
     return solve

@@ -32,10 +32,9 @@ from longform_evals.solvers.reading.memory import (
     GistMemory,
     MemorySettings,
     document_gists,
-    document_pages,
     words,
 )
-from longform_evals.solvers.reading.run import ANSWER_MAX_TOKENS, ReadingRun
+from longform_evals.solvers.reading.run import ANSWER_MAX_TOKENS, ReadingRun, paged_run
 
 __all__ = ["gist_memory", "read_agent_parallel", "read_agent_sequential"]
 
@@ -56,16 +55,7 @@ async def _memory(
     answer_max_tokens: int,
 ) -> tuple[ReadingRun, DocumentPages, GistMemory]:
     """The question's run, with the document's pages and gists (made or reused) charged."""
-    run = ReadingRun(
-        state,
-        strategy,
-        temperature=temperature,
-        answer_max_tokens=answer_max_tokens,
-        prompts_dir=settings.prompts_dir,
-        cache=settings.cache,
-    )
-    pages = await document_pages(run.model, run.document, state.metadata, state.epoch, settings)
-    run.use_pages(pages)
+    run, pages = await paged_run(state, strategy, settings, temperature, answer_max_tokens)
     gists = await document_gists(run.model, pages, run.question, settings)
     run.use_gists(gists, settings.conditional)
     return run, pages, gists

@@ -21,10 +21,9 @@ from longform_evals.solvers.reading.bm25 import BM25
 from longform_evals.solvers.reading.memory import (
     DocumentPages,
     MemorySettings,
-    document_pages,
     memoized,
 )
-from longform_evals.solvers.reading.run import ANSWER_MAX_TOKENS, ReadingRun
+from longform_evals.solvers.reading.run import ANSWER_MAX_TOKENS, ReadingRun, paged_run
 
 __all__ = ["bm25_pages", "embedding_pages", "full_text", "keep_words", "truncated"]
 
@@ -46,6 +45,12 @@ def keep_words(text: str, n: int, keep: Literal["first", "last"] = "first") -> s
 
 def _shown(pages: DocumentPages, chosen: list[int]) -> str:
     return "\n\n".join(f"<Page {i}>\n{pages.pages[i]}" for i in sorted(chosen))
+
+
+async def _answer_from(run: ReadingRun, pages: DocumentPages, chosen: list[int]) -> TaskState:
+    """Answer from the ``chosen`` pages, recording them as looked up."""
+    run.info["pages_looked_up"] = chosen
+    return await run.answer(_shown(pages, chosen), sum(pages.page_words[i] for i in chosen))
 
 
 def _run(
@@ -116,8 +121,11 @@ def truncated(
 
 
 def _page_settings(
-    min_words: int | None, max_words: int | None, cache: bool, prompts_dir: str | None
+    k: int, min_words: int | None, max_words: int | None, cache: bool, prompts_dir: str | None
 ) -> MemorySettings:
+    """Pagination settings of a retriever of ``k`` pages (raises ValueError on ``k < 1``)."""
+    if k < 1:
+        raise ValueError(f"k must be >= 1, got {k}")
     return MemorySettings(
         min_words=min_words, max_words=max_words, cache=cache, prompts_dir=prompts_dir
     )
@@ -146,17 +154,12 @@ def bm25_pages(
         cache: Cache pagination and answer calls with Inspect.
         (others as in :func:`full_text`)
     """
-    if k < 1:
-        raise ValueError(f"k must be >= 1, got {k}")
-    settings = _page_settings(min_words, max_words, cache, prompts_dir)
+    settings = _page_settings(k, min_words, max_words, cache, prompts_dir)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        run = _run(state, "bm25", temperature, answer_max_tokens, prompts_dir, cache)
-        pages = await document_pages(run.model, run.document, state.metadata, state.epoch, settings)
-        run.use_pages(pages)
+        run, pages = await paged_run(state, "bm25", settings, temperature, answer_max_tokens)
         chosen = sorted(BM25(pages.pages, k1=k1, b=b).top(run.question, k))
-        run.info["pages_looked_up"] = chosen
-        return await run.answer(_shown(pages, chosen), sum(pages.page_words[i] for i in chosen))
+        return await _answer_from(run, pages, chosen)
 
     return solve
 
@@ -191,14 +194,10 @@ def embedding_pages(
             packaged all-MiniLM-L6-v2 by default; needs the ``embed`` extra).
         (others as in :func:`bm25_pages`)
     """
-    if k < 1:
-        raise ValueError(f"k must be >= 1, got {k}")
-    settings = _page_settings(min_words, max_words, cache, prompts_dir)
+    settings = _page_settings(k, min_words, max_words, cache, prompts_dir)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        run = _run(state, "embedding", temperature, answer_max_tokens, prompts_dir, cache)
-        pages = await document_pages(run.model, run.document, state.metadata, state.epoch, settings)
-        run.use_pages(pages)
+        run, pages = await paged_run(state, "embedding", settings, temperature, answer_max_tokens)
 
         async def page_vectors() -> list[list[float]]:
             return await anyio.to_thread.run_sync(_embed_sync, embedder, pages.pages)
@@ -207,9 +206,7 @@ def embedding_pages(
         [query] = await anyio.to_thread.run_sync(_embed_sync, embedder, [run.question])
         sims = [sum(q * v for q, v in zip(query, vec, strict=True)) for vec in vectors]
         ranked = sorted(range(len(sims)), key=lambda i: (-sims[i], i))
-        chosen = sorted(ranked[:k])
-        run.info["pages_looked_up"] = chosen
         run.info["similarities"] = [round(s, 4) for s in sims]
-        return await run.answer(_shown(pages, chosen), sum(pages.page_words[i] for i in chosen))
+        return await _answer_from(run, pages, sorted(ranked[:k]))
 
     return solve

@@ -33,9 +33,15 @@ from inspect_ai.solver import TaskState
 from longform_evals.prompts import load_prompt
 from longform_evals.solvers.common.recording import document_of
 from longform_evals.solvers.common.step_cache import step_cache
-from longform_evals.solvers.reading.memory import DocumentPages, GistMemory, words
+from longform_evals.solvers.reading.memory import (
+    DocumentPages,
+    GistMemory,
+    MemorySettings,
+    document_pages,
+    words,
+)
 
-__all__ = ["ANSWER_MAX_TOKENS", "ReadingRun", "format_options", "question_of"]
+__all__ = ["ANSWER_MAX_TOKENS", "ReadingRun", "format_options", "paged_run", "question_of"]
 
 ANSWER_MAX_TOKENS = 512
 """Default token limit of an answer (the prompts ask for the answer alone; the room is for
@@ -185,3 +191,24 @@ class ReadingRun:
         )
         self.info["words_consumed"] = self._own_words + self._shared_words
         return self.state
+
+
+async def paged_run(
+    state: TaskState,
+    strategy: str,
+    settings: MemorySettings,
+    temperature: float,
+    answer_max_tokens: int,
+) -> tuple[ReadingRun, DocumentPages]:
+    """The question's run, with the document's pages (made or reused) charged to it."""
+    run = ReadingRun(
+        state,
+        strategy,
+        temperature=temperature,
+        answer_max_tokens=answer_max_tokens,
+        prompts_dir=settings.prompts_dir,
+        cache=settings.cache,
+    )
+    pages = await document_pages(run.model, run.document, state.metadata, state.epoch, settings)
+    run.use_pages(pages)
+    return run, pages

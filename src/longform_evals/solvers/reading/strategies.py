@@ -9,29 +9,19 @@ from typing import Any
 
 from inspect_ai.solver import Solver
 
-from longform_evals.solvers.reading.read_agent import (
-    gist_memory,
-    read_agent_parallel,
-    read_agent_sequential,
-)
-from longform_evals.solvers.reading.retrieval import (
-    bm25_pages,
-    embedding_pages,
-    full_text,
-    truncated,
-)
+from longform_evals.solvers.reading import read_agent, retrieval
 
 __all__ = ["READING_STRATEGIES", "reading"]
 
 _FACTORIES: dict[str, tuple[Callable[..., Solver], dict[str, Any]]] = {
-    "full": (full_text, {}),
-    "truncate_first": (truncated, {"keep": "first"}),
-    "truncate_last": (truncated, {"keep": "last"}),
-    "gist_memory": (gist_memory, {}),
-    "read_agent_p": (read_agent_parallel, {}),
-    "read_agent_s": (read_agent_sequential, {}),
-    "bm25": (bm25_pages, {}),
-    "embedding": (embedding_pages, {}),
+    "full": (retrieval.full_text, {}),
+    "truncate_first": (retrieval.truncated, {"keep": "first"}),
+    "truncate_last": (retrieval.truncated, {"keep": "last"}),
+    "gist_memory": (read_agent.gist_memory, {}),
+    "read_agent_p": (read_agent.read_agent_parallel, {}),
+    "read_agent_s": (read_agent.read_agent_sequential, {}),
+    "bm25": (retrieval.bm25_pages, {}),
+    "embedding": (retrieval.embedding_pages, {}),
 }
 
 READING_STRATEGIES: tuple[str, ...] = tuple(_FACTORIES)

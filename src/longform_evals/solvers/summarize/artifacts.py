@@ -10,6 +10,7 @@ removed too much.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from inspect_ai.model import GenerateConfig
 from inspect_ai.solver import Generate, Solver, TaskState, solver
@@ -20,7 +21,13 @@ from longform_evals.solvers.common.recording import Outcome, SummaryRun
 from longform_evals.solvers.common.summary_limits import TRUNCATED_STOP_REASONS, count_words
 from longform_evals.text import TokenizerLike
 
-__all__ = ["ARTIFACT_COUNTERS", "clean_artifacts", "has_artifacts", "remove_artifacts"]
+__all__ = [
+    "ARTIFACT_COUNTERS",
+    "FinalStep",
+    "clean_artifacts",
+    "has_artifacts",
+    "remove_artifacts",
+]
 
 ARTIFACT_COUNTERS = ("artifact_calls", "artifact_skips", "artifact_rejects")
 """Cleaning calls made, calls skipped by the pre-check, cleaned texts not used."""
@@ -148,3 +155,28 @@ def remove_artifacts(
         return state
 
     return solve
+
+
+@dataclass(frozen=True)
+class FinalStep:
+    """The last step of a summarizer: remove artifacts if asked, then record the summary."""
+
+    cleaner: PromptTemplate | None
+    temperature: float
+
+    @classmethod
+    def load(cls, on: bool, prompts_dir: str | None, temperature: float) -> FinalStep:
+        """Load the artifact-removal template when ``on`` (from ``prompts_dir`` if there)."""
+        cleaner = load_prompt("summarize", "artifacts", prompts_dir) if on else None
+        return cls(cleaner, temperature)
+
+    @property
+    def counters(self) -> tuple[str, ...]:
+        """The artifact counters when cleaning is on, else none."""
+        return ARTIFACT_COUNTERS if self.cleaner is not None else ()
+
+    async def finish(self, run: SummaryRun, summary: str) -> None:
+        """Clean ``summary`` (when on) and write it as the sample's summary."""
+        if self.cleaner is not None:
+            summary = await clean_artifacts(run, summary, self.cleaner, self.temperature)
+        run.finish(summary)

@@ -15,9 +15,15 @@ from longform_evals.text import TokenizerLike, get_tokenizer, sentence_spans
 __all__ = [
     "chunk_summary_tokens",
     "group_overflows",
+    "join_summaries",
     "pack_merge_groups",
     "trim_prior_context",
 ]
+
+
+def join_summaries(summaries: Sequence[str]) -> str:
+    """Lay out consecutive summaries for a merge prompt, numbered in story order."""
+    return "\n\n".join(f"Summary {i}:\n{s}" for i, s in enumerate(summaries, start=1))
 
 
 def pack_merge_groups(lengths: Sequence[int], budget: int) -> list[list[int]]:
