@@ -28,7 +28,7 @@ Reported in ``metadata["nexus_sum"]``: ``target_words``, ``scenes``, ``chunks``,
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from inspect_ai.solver import Generate, Solver, TaskState, solver
@@ -119,7 +119,7 @@ class NexusOptions:
     def check(self, target_words: int | None = None) -> None:
         """Raise ValueError on a value below its least (1; ``max_rounds``: 0)."""
         least = {"chunk_tokens": 1, "scenes_per_chunk": 1, "scene_words": 1, "max_tries": 1}
-        values: dict[str, Any] = {**asdict(self), "target_words": target_words}
+        values: dict[str, Any] = {**self._repr_params_(), "target_words": target_words}
         for name, at_least in [("target_words", 1), *least.items(), ("max_rounds", 0)]:
             if values[name] is not None and values[name] < at_least:
                 raise ValueError(f"{name} must be at least {at_least}, got {values[name]}")
@@ -130,7 +130,7 @@ class NexusOptions:
 
     def _repr_params_(self) -> dict[str, Any]:
         """The fields, for the solver's parameters in the eval log (Inspect calls this)."""
-        return asdict(self)
+        return {f.name: getattr(self, f.name) for f in fields(self)}  # shallow: no deep copies
 
 
 def new_info(target_words: int | None) -> dict[str, Any]:
