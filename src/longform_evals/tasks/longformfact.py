@@ -21,6 +21,7 @@ from inspect_ai.scorer import Metric, mean
 
 from longform_evals.analysis.ordering import expand_orders
 from longform_evals.data.longformfact import load_longformfact, load_longformfact_remote
+from longform_evals.judges.support import JudgeOptions
 from longform_evals.scorers.faithfulness import AGGREGATIONS, FULL_AGGREGATIONS, Merge, faithfulness
 from longform_evals.scorers.meta_evaluation import auc, bacc, bacc_by_order
 from longform_evals.scorers.unscorable import unscorable_metrics
@@ -106,9 +107,9 @@ def longformfact(
             chunking=chunking,
             include_full=include_full,
             threshold=threshold,
-            prompt=prompt,
-            max_tokens=max_tokens,
-            prompts_dir=prompts_dir,
+            judge_options=JudgeOptions(
+                max_tokens=max_tokens, prompt=prompt, prompts_dir=prompts_dir
+            ),
         ),
         metrics=metrics,
         version="1.0.0",

@@ -22,6 +22,7 @@ from inspect_ai.scorer import Metric, mean, stderr
 
 from longform_evals.analysis.ordering import ORDER_NAMES, expand_orders, expand_prefixes
 from longform_evals.data.multidoc import INSTRUCTION, load_multidoc
+from longform_evals.judges.support import JudgeOptions
 from longform_evals.scorers.faithfulness import Merge, faithfulness
 from longform_evals.scorers.order_metrics import (
     by_document_count,
@@ -130,8 +131,7 @@ def positional_bias(
             sentence_merge=sentence_merge,
             chunking=judge_chunking,
             threshold=threshold,
-            max_tokens=judge_max_tokens,
-            prompts_dir=prompts_dir,
+            judge_options=JudgeOptions(max_tokens=judge_max_tokens, prompts_dir=prompts_dir),
         ),
         metrics=metrics,
         version="1.0.0",
