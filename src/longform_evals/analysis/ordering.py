@@ -1,4 +1,5 @@
-"""Document-order perturbation (papers/003, §3.3 Table 4 and §4.3 Table 5).
+"""Document-order perturbation (Wan et al., "On Positional Bias of Faithfulness for Long-form
+Summarization", §3.3 Table 4 and §4.3 Table 5).
 
 Documents are ranked by importance (a given ``ranking``, or similarity to a reference or
 summary); the most important one is then moved to the top, the middle or the bottom of the
@@ -272,7 +273,7 @@ def expand_orders(
 
 def expand_prefixes(samples: Iterable[Sample], min_docs: int = 1) -> list[Sample]:
     """One sample per growing prefix of the documents: the first 1, 2, ..., n documents
-    (papers/003, §4.4: how faithfulness changes as documents are added).
+    (the positional-bias paper, §4.4: how faithfulness changes as documents are added).
 
     Each new sample has id ``"<id>+<k>"``, ``documents`` cut to the first ``k``, and in its
     metadata ``n_documents`` (k), ``source_id`` and, when the sample had a ``ranking``, the

@@ -14,7 +14,7 @@ from __future__ import annotations
 import codecs
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +25,7 @@ __all__ = [
     "parse_json",
     "read_json",
     "read_text",
+    "require_text",
 ]
 
 MAX_JSON_INT_DIGITS = 100
@@ -180,3 +181,16 @@ def jsonl_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
         if not isinstance(record, dict):
             raise DataError(f"{path}:{number}: expected a JSON object")
         yield number, record
+
+
+def require_text(record: Mapping[str, Any], key: str, where: str, *, integers: bool = False) -> str:
+    """``record[key]`` if it is a non-blank string (or, with ``integers``, an integer, as
+    text), else a DataError naming the field.
+    """
+    value = record.get(key)
+    if integers and isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    if not isinstance(value, str) or not value.strip():
+        kind = "a non-empty string" + (" or an integer" if integers else "")
+        raise DataError(f"{where}: missing or empty field {key!r} ({kind})")
+    return value

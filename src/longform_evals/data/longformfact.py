@@ -63,7 +63,7 @@ from typing import Any, Literal
 
 from inspect_ai.dataset import Sample
 
-from longform_evals.data.jsonl import DataError, jsonl_records
+from longform_evals.data.jsonl import DataError, jsonl_records, require_text
 from longform_evals.text import split_sentences
 
 __all__ = [
@@ -211,13 +211,6 @@ def _documents(record: dict[str, Any], where: str) -> list[str]:
     return list(docs)
 
 
-def _summary(record: dict[str, Any], where: str) -> str:
-    summary = record.get("summary")
-    if not isinstance(summary, str) or not summary.strip():
-        raise DataError(f"{where}: missing or empty field 'summary'")
-    return summary
-
-
 def _labels(record: dict[str, Any], where: str) -> int | list[int | None]:
     if "faithfulness" not in record:
         raise DataError(f"{where}: missing field 'faithfulness'")
@@ -335,7 +328,7 @@ def load_longformfact_with_report(
             in_scope[subset] = in_scope.get(subset, 0) + 1
             files.setdefault(subset, path)
             documents = _documents(record, where)
-            summary = _summary(record, where)
+            summary = require_text(record, "summary", where)
             labels = _labels(record, where)
             if isinstance(labels, list):
                 level = "sentence"

@@ -41,7 +41,7 @@ from typing import Any
 
 from inspect_ai.dataset import Sample
 
-from longform_evals.data.jsonl import DataError, jsonl_records, read_json
+from longform_evals.data.jsonl import DataError, jsonl_records, read_json, require_text
 from longform_evals.data.reading_samples import (
     ReadingDoc,
     ReadingQuestion,
@@ -49,7 +49,6 @@ from longform_evals.data.reading_samples import (
     describe,
     reading_samples,
     require_mapping,
-    require_text,
     snippet,
 )
 

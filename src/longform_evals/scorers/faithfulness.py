@@ -16,12 +16,13 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from itertools import product
-from typing import Any, Literal
+from typing import Any
 
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
-from longform_evals.analysis import SupportMatrix
+from longform_evals.analysis import MERGES, Merge, SupportMatrix
+from longform_evals.data.multidoc import sample_documents
 from longform_evals.judges.support import (
     JudgeOptions,
     JudgeSetup,
@@ -39,27 +40,9 @@ from longform_evals.text import (
     split_sentences,
 )
 
-Merge = Literal["max", "mean", "min"]
-MERGES: tuple[Merge, ...] = ("max", "mean", "min")
 AGGREGATIONS: tuple[str, ...] = tuple(f"{d}_{s}" for d, s in product(MERGES, MERGES))
 FULL_AGGREGATIONS: tuple[str, ...] = tuple(f"full_{s}" for s in MERGES)
 VALUE_KEYS: tuple[str, ...] = ("faithfulness", *AGGREGATIONS, *FULL_AGGREGATIONS)
-
-
-def sample_documents(state: TaskState) -> list[str]:
-    """The source documents of a sample: `metadata["documents"]`, or `metadata["document"]`."""
-    docs = state.metadata.get("documents")
-    if docs is None and isinstance(state.metadata.get("document"), str):
-        docs = [state.metadata["document"]]
-    if not isinstance(docs, list) or not docs:
-        raise ValueError(
-            f"sample {state.sample_id!r} has no source documents: faithfulness needs "
-            "metadata['documents'] (a list of texts) or metadata['document']"
-        )
-    bad = [i for i, d in enumerate(docs) if not isinstance(d, str)]
-    if bad:
-        raise ValueError(f"sample {state.sample_id!r}: documents {bad} are not text")
-    return [str(d) for d in docs]
 
 
 def summary_sentences(state: TaskState, summary: str) -> list[str]:
@@ -255,7 +238,7 @@ class _Faithfulness:
 
     async def score(self, state: TaskState) -> Score:
         """Score one sample's completion."""
-        documents = sample_documents(state)
+        documents = sample_documents(state.metadata, state.sample_id)
         summary = state.output.completion if state.output else ""
         check = check_text(summary, summary_sentences(state, summary), judged=True)
         if check.problem:

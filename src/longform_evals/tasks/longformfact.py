@@ -19,10 +19,11 @@ from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset
 from inspect_ai.scorer import Metric, mean
 
+from longform_evals.analysis import Merge
 from longform_evals.analysis.ordering import expand_orders
 from longform_evals.data.longformfact import load_longformfact, load_longformfact_remote
 from longform_evals.judges.support import JudgeOptions
-from longform_evals.scorers.faithfulness import AGGREGATIONS, FULL_AGGREGATIONS, Merge, faithfulness
+from longform_evals.scorers.faithfulness import AGGREGATIONS, FULL_AGGREGATIONS, faithfulness
 from longform_evals.scorers.meta_evaluation import auc, bacc, bacc_by_order
 from longform_evals.scorers.unscorable import unscorable_metrics
 from longform_evals.solvers import given_summary
@@ -66,7 +67,8 @@ def longformfact(
         orders: document orders to score every multi-document summary under (any of
             original, top, middle, bottom; the most important document is the one the record
             ranks first, else the one most similar to the summary), for the metric-side order
-            experiment (papers/003, Table 4): BACC per order and its sensitivity are added.
+            experiment (Table 4 of Wan et al., "On Positional Bias of Faithfulness for
+            Long-form Summarization"): BACC per order and its sensitivity are added.
             Single-document records are left out in this mode (order cannot matter).
         ranking: with `orders`, how documents are ranked against the summary when a record
             has no ranking: `embedding` (packaged sentence embedder; the `embed` extra),

@@ -5,7 +5,8 @@
 
 Each input has several documents. With ``orders=True`` every input is run under four
 document orders (original, and its most important document at the top, middle and
-bottom; papers/003 §4.3, Table 5), summarized with a §5 strategy
+bottom; Wan et al., "On Positional Bias of Faithfulness for Long-form Summarization",
+§4.3, Table 5), summarized with a §5 strategy
 (:func:`~longform_evals.solvers.multidoc.multidoc_summary`) by the evaluated model, and
 scored by the faithfulness judge (the ``grader`` role, else the evaluated model). Reported:
 mean faithfulness per order and its ``sensitivity`` (max - min), and the mean per-position
@@ -20,10 +21,11 @@ from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset
 from inspect_ai.scorer import Metric, mean, stderr
 
+from longform_evals.analysis import Merge
 from longform_evals.analysis.ordering import ORDER_NAMES, expand_orders, expand_prefixes
-from longform_evals.data.multidoc import INSTRUCTION, load_multidoc
+from longform_evals.data.multidoc import load_multidoc
 from longform_evals.judges.support import JudgeOptions
-from longform_evals.scorers.faithfulness import Merge, faithfulness
+from longform_evals.scorers.faithfulness import faithfulness
 from longform_evals.scorers.order_metrics import (
     by_document_count,
     order_means,
@@ -34,7 +36,7 @@ from longform_evals.solvers.multidoc import MULTIDOC_STRATEGIES, multidoc_summar
 from longform_evals.solvers.settings import DEFAULT_CONTEXT_WINDOW
 from longform_evals.tasks.arguments import comma_list, similarity_embedder, strict_parameters
 
-__all__ = ["INSTRUCTION", "load_multidoc", "positional_bias"]
+__all__ = ["positional_bias"]
 
 
 @task
@@ -62,7 +64,7 @@ def positional_bias(
     """Faithfulness of generated multi-document summaries, per document order and position.
 
     Args:
-        data: A JSONL file (see :func:`load_multidoc`).
+        data: A JSONL file (see :func:`~longform_evals.data.multidoc.load_multidoc`).
         strategy: Summarization strategy, one of
             :data:`~longform_evals.solvers.multidoc.MULTIDOC_STRATEGIES`.
         orders: Run every input under each order (needs ``ranking`` or ``reference`` per
