@@ -18,7 +18,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from inspect_ai import Task, task
-from inspect_ai.dataset import MemoryDataset
+from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.scorer import Metric, mean, stderr
 
 from longform_evals.analysis import Merge
@@ -37,6 +37,34 @@ from longform_evals.solvers.settings import DEFAULT_CONTEXT_WINDOW
 from longform_evals.tasks.arguments import comma_list, similarity_embedder, strict_parameters
 
 __all__ = ["positional_bias"]
+
+
+def _samples(
+    data: str, growing: bool, orders: bool, order_names: str | list[str] | None, ranking: str
+) -> list[Sample]:
+    """The inputs, each under every document order, or as its growing prefixes."""
+    samples = load_multidoc(data)
+    if growing:
+        return expand_prefixes(samples)
+    if orders:
+        names = comma_list(order_names) or list(ORDER_NAMES)
+        return expand_orders(samples, names, similarity_embedder(ranking))
+    return samples
+
+
+def _metrics(growing: bool) -> dict[str, list[Metric]]:
+    """Faithfulness per order (or per document count) and position; judge bookkeeping."""
+    return {
+        "faithfulness": [
+            mean(),
+            stderr(),
+            by_document_count() if growing else order_means(),
+            position_profile(),
+        ],
+        "missing_rate": [mean()],
+        "judge_calls": [mean()],
+        **unscorable_metrics(judged=True),
+    }
 
 
 @task
@@ -98,24 +126,7 @@ def positional_bias(
         raise ValueError(
             f"unknown strategy {strategy!r}; use one of {', '.join(MULTIDOC_STRATEGIES)}"
         )
-    samples = load_multidoc(data)
-    if growing:
-        samples = expand_prefixes(samples)
-    elif orders:
-        samples = expand_orders(
-            samples, comma_list(order_names) or list(ORDER_NAMES), similarity_embedder(ranking)
-        )
-    metrics: dict[str, list[Metric]] = {
-        "faithfulness": [
-            mean(),
-            stderr(),
-            by_document_count() if growing else order_means(),
-            position_profile(),
-        ],
-        "missing_rate": [mean()],
-        "judge_calls": [mean()],
-        **unscorable_metrics(judged=True),
-    }
+    samples = _samples(data, growing, orders, order_names, ranking)
     return Task(
         dataset=MemoryDataset(samples, name=f"positional_bias:{Path(data).stem}"),
         solver=multidoc_summary(
@@ -135,6 +146,6 @@ def positional_bias(
             threshold=threshold,
             judge_options=JudgeOptions(max_tokens=judge_max_tokens, prompts_dir=prompts_dir),
         ),
-        metrics=metrics,
+        metrics=_metrics(growing),
         version="1.0.0",
     )
