@@ -21,6 +21,7 @@ from typing import Any
 __all__ = [
     "MAX_JSON_INT_DIGITS",
     "DataError",
+    "folder_files",
     "jsonl_records",
     "parse_json",
     "read_json",
@@ -194,3 +195,15 @@ def require_text(record: Mapping[str, Any], key: str, where: str, *, integers: b
         kind = "a non-empty string" + (" or an integer" if integers else "")
         raise DataError(f"{where}: missing or empty field {key!r} ({kind})")
     return value
+
+
+def folder_files(folder: Path, suffix: str, what: str) -> list[Path]:
+    """The files of ``folder`` ending in ``suffix``, sorted by name.
+
+    Raises:
+        DataError: when there is none (``what`` names them: ``.jsonl files``).
+    """
+    files = sorted(p for p in folder.glob(f"*{suffix}") if p.is_file())
+    if not files:
+        raise DataError(f"{folder}: folder holds no {what}")
+    return files

@@ -63,7 +63,7 @@ from typing import Any, Literal
 
 from inspect_ai.dataset import Sample
 
-from longform_evals.data.jsonl import DataError, jsonl_records, require_text
+from longform_evals.data.jsonl import DataError, folder_files, jsonl_records, require_text
 from longform_evals.text import split_sentences
 
 __all__ = [
@@ -176,10 +176,7 @@ def _jsonl_files(path: Path) -> list[Path]:
     if not path.exists():
         raise DataError(f"{path}: no such file or folder")
     if path.is_dir():
-        files = sorted(p for p in path.glob("*.jsonl") if p.is_file())
-        if not files:
-            raise DataError(f"{path}: folder holds no .jsonl files")
-        return files
+        return folder_files(path, ".jsonl", ".jsonl files")
     return [path]
 
 
