@@ -211,3 +211,13 @@ def test_judge_options_from_a_mapping() -> None:
     assert JudgeOptions.of({"max_tokens": 4, "prompt": "judge"}) == JudgeOptions(4, prompt="judge")
     with pytest.raises(ValueError, match="unknown judge options"):
         JudgeOptions.of({"minicheck_path": "x"})
+
+
+def test_the_log_records_judge_options_so_the_scorer_can_be_rebuilt(tmp_path: Path) -> None:
+    log = _run(tmp_path, DOCS, SUMMARY, judge_options=JudgeOptions(max_tokens=2, cache=False))
+    assert log.status == "success", log.error
+    [recorded] = log.eval.scorers or []
+    options = recorded.options or {}
+    assert options["judge_options"]["max_tokens"] == 2
+    assert options["judge_options"]["cache"] is False
+    faithfulness(**options)

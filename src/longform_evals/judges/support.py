@@ -11,7 +11,7 @@ path, device, batch size) are given once, when the judge is built, as :class:`Ju
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import asdict, dataclass, fields
 from typing import Any, Protocol
 
 from longform_evals.judges.faithfulness_calibration import JudgeCalibration
@@ -74,6 +74,12 @@ class JudgeOptions:
         if unknown:
             raise ValueError(f"unknown judge options {unknown}; known: {sorted(known)}")
         return cls(**value)
+
+    def _repr_params_(self) -> dict[str, Any]:
+        """The options as a mapping: what an eval log records for a scorer built with them
+        (Inspect calls this on scorer arguments), so `inspect score LOG` rebuilds the same
+        judge through :meth:`of`."""
+        return asdict(self)
 
 
 @dataclass(frozen=True)
