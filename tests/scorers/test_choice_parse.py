@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from longform_evals.judges.choice_parse import choice_letter, letter_index, parse_choice
+from longform_evals.scorers.choice_parse import choice_letter, letter_index, parse_choice
 
 
 @pytest.mark.parametrize(
