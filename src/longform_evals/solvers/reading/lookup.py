@@ -1,5 +1,6 @@
-"""ReadAgent interactive look-up (papers/001, §3.2), pure parts: reading a page request,
-applying it (parallel or sequential), and the gist memory with expanded pages.
+"""ReadAgent interactive look-up ("A Human-Inspired Reading Agent with Gist Memory of Very
+Long Contexts", arXiv:2402.09727, §3.2), pure parts: reading a page request, applying it
+(parallel or sequential), and the gist memory with expanded pages.
 
 Page numbers are 0-based, as in the paper's examples (``<Page 0>`` is the first page).
 A run of more than :data:`MAX_PAGE_DIGITS` digits in a reply is no page number (Python would

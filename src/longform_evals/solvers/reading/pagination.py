@@ -1,4 +1,6 @@
-"""ReadAgent episode pagination (papers/001, §3.1): where to pause reading, as pure logic.
+"""ReadAgent episode pagination (the ReadAgent paper, "A Human-Inspired Reading Agent with
+Gist Memory of Very Long Contexts", arXiv:2402.09727, §3.1): where to pause reading, as pure
+logic.
 
 The document is cut into *units*: paragraphs (separated by blank lines); a document without
 blank lines is cut into sentences instead (:func:`~longform_evals.text.split_sentences`
@@ -46,7 +48,7 @@ PAGE_LIMITS: dict[str, tuple[int, int]] = {
     "movie": (600, 1000),
     "summary": (280, 600),
 }
-"""(min_words, max_words) per dataset or NarrativeQA ``doc_kind`` (papers/001, Table 8;
+"""(min_words, max_words) per dataset or NarrativeQA ``doc_kind`` (the ReadAgent paper, Table 8;
 NarrativeQA summaries are short, so they get the QuALITY sizes)."""
 
 DEFAULT_PAGE_LIMITS = (280, 600)

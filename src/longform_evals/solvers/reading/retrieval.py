@@ -1,5 +1,6 @@
-"""Reading baselines of papers/001 (§4.2): the whole text, a truncated text, or the top-k
-pages by BM25 or by embedding similarity to the question.
+"""Reading baselines of the ReadAgent paper ("A Human-Inspired Reading Agent with Gist Memory
+of Very Long Contexts", arXiv:2402.09727, §4.2): the whole text, a truncated text, or the
+top-k pages by BM25 or by embedding similarity to the question.
 
 The retrieval baselines rank the same pages ReadAgent makes (pagination, no gisting), per
 document, with the question as the query, and show the chosen pages in document order, each

@@ -10,7 +10,8 @@ sends every prompt through the evaluated model, and keeps ``state.metadata["read
   ``doc_words``;
 * ``context_words_max``: the most document-derived words (gists, expanded or retrieved pages,
   full or truncated text) in any one prompt for this question;
-* ``compression_rate`` = 100 x (1 - context_words_max / doc_words) (papers/001, §4);
+* ``compression_rate`` = 100 x (1 - context_words_max / doc_words) (the ReadAgent paper,
+  arXiv:2402.09727, §4);
 * ``words_consumed``: the words of every prompt sent for this question, plus its share of
   the document's pagination and gisting prompts (their words divided by
   ``metadata["doc_questions"]``, as the paper amortises them, §3.3; conditional gists are

@@ -1,5 +1,6 @@
-"""One name per reading strategy (papers/001, §4): :func:`reading` maps a strategy name and
-its parameters to the solver, for tasks that take ``-T strategy=...``."""
+"""One name per reading strategy (the ReadAgent paper, "A Human-Inspired Reading Agent with
+Gist Memory of Very Long Contexts", arXiv:2402.09727, §4): :func:`reading` maps a strategy
+name and its parameters to the solver, for tasks that take ``-T strategy=...``."""
 
 from __future__ import annotations
 
