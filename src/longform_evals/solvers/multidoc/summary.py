@@ -1,4 +1,5 @@
-"""Multi-document summarization strategies against positional bias (papers/003, §5).
+"""Multi-document summarization strategies against positional bias (Wan et al., "On
+Positional Bias of Faithfulness for Long-form Summarization", §5).
 
 One solver, :func:`multidoc_summary`, with a ``strategy``:
 
@@ -42,8 +43,9 @@ from typing import Any, Literal, get_args
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import collect
 
+from longform_evals.data.multidoc import sample_documents
 from longform_evals.prompts import PromptTemplate, load_prompt
-from longform_evals.solvers.common.recording import Outcome, SummaryRun, document_of
+from longform_evals.solvers.common.recording import Outcome, SummaryRun
 from longform_evals.solvers.common.summary_limits import SAFETY_TOKENS, word_limit
 from longform_evals.solvers.common.truncation import fit_documents
 from longform_evals.solvers.settings import DEFAULT_CONTEXT_WINDOW, DEFAULT_TEMPERATURE
@@ -56,7 +58,6 @@ __all__ = [
     "calibration_orders",
     "join_documents",
     "multidoc_summary",
-    "sample_documents_of",
 ]
 
 MultidocStrategy = Literal[
@@ -72,22 +73,6 @@ MultidocStrategy = Literal[
 MULTIDOC_STRATEGIES: tuple[str, ...] = get_args(MultidocStrategy)
 
 _LABEL = re.compile(r"^\s*(?:revised\s+)?summary\s*:\s*", re.IGNORECASE)
-
-
-def sample_documents_of(state: TaskState) -> list[str]:
-    """The sample's documents: ``metadata["documents"]``, else the one document.
-
-    Raises:
-        ValueError: If ``metadata["documents"]`` is not a non-empty list of texts.
-    """
-    docs: Any = (state.metadata or {}).get("documents")
-    if docs is None:
-        return [document_of(state)]
-    if not isinstance(docs, list) or not docs or not all(isinstance(d, str) for d in docs):
-        raise ValueError(
-            f"sample {state.sample_id!r}: metadata['documents'] must be a non-empty list of texts"
-        )
-    return list(docs)
 
 
 def calibration_orders(n_docs: int, k: int, rng: random.Random) -> list[list[int]]:
@@ -399,7 +384,7 @@ def multidoc_summary(
     )
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        documents = sample_documents_of(state)
+        documents = sample_documents(state.metadata, state.sample_id, default=state.input_text)
         run = SummaryRun(
             state, f"multidoc_{strategy}", tokenizer, ("documents", "truncated_tokens"), cache
         )
