@@ -1,4 +1,5 @@
-"""ReadAgent readers (papers/001, §3): answer a question about a long document from its gist
+"""ReadAgent readers ("A Human-Inspired Reading Agent with Gist Memory of Very Long
+Contexts", arXiv:2402.09727, §3): answer a question about a long document from its gist
 memory, looking pages up first.
 
 * :func:`gist_memory`: answer from the gists alone (the paper's GistMem);
@@ -18,9 +19,13 @@ the metadata and cost accounting.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, fields
+from typing import Any
+
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from longform_evals.prompts import load_prompt
+from longform_evals.prompts import PromptTemplate, load_prompt
 from longform_evals.solvers.reading.lookup import (
     choose_pages,
     memory_text,
@@ -40,6 +45,9 @@ __all__ = ["gist_memory", "read_agent_parallel", "read_agent_sequential"]
 
 LOOKUP_MAX_TOKENS = 512
 
+_TEMPLATES = ("paginate", "shorten", "shorten_conditional", "answer_choice", "answer_free")
+"""The ``read_agent/`` templates every reader uses (look-up templates aside)."""
+
 
 def _context_words(gists: GistMemory, pages: DocumentPages, expanded: set[int]) -> int:
     """Document-derived words of the memory with ``expanded`` pages in place of their gists."""
@@ -47,40 +55,33 @@ def _context_words(gists: GistMemory, pages: DocumentPages, expanded: set[int]) 
     return sum(sizes[i] if i in expanded else words(g) for i, g in enumerate(gists.gists))
 
 
-async def _memory(
-    state: TaskState,
-    strategy: str,
-    settings: MemorySettings,
-    temperature: float,
-    answer_max_tokens: int,
-) -> tuple[ReadingRun, DocumentPages, GistMemory]:
-    """The question's run, with the document's pages and gists (made or reused) charged."""
-    run, pages = await paged_run(state, strategy, settings, temperature, answer_max_tokens)
-    gists = await document_gists(run.model, pages, run.question, settings)
-    run.use_gists(gists, settings.conditional)
-    return run, pages, gists
+@dataclass(frozen=True)
+class _Reader:
+    """What a reader was built with: how its memory is made and how it answers."""
 
+    strategy: str
+    memory: MemorySettings
+    temperature: float
+    answer_max_tokens: int
 
-def _settings(
-    min_words: int | None,
-    max_words: int | None,
-    conditional: bool,
-    gist_max_tokens: int,
-    cache: bool,
-    prompts_dir: str | None,
-) -> MemorySettings:
-    settings = MemorySettings(
-        min_words=min_words,
-        max_words=max_words,
-        conditional=conditional,
-        gist_max_tokens=gist_max_tokens,
-        cache=cache,
-        prompts_dir=prompts_dir,
-    )
-    # Load every template now, so a bad prompts_dir fails before any sample runs.
-    for name in ("paginate", "shorten", "shorten_conditional", "answer_choice", "answer_free"):
-        load_prompt("read_agent", name, prompts_dir)
-    return settings
+    @classmethod
+    def of(cls, strategy: str, args: Mapping[str, Any]) -> _Reader:
+        """The reader of a solver's arguments (its ``locals()``); every template is loaded
+        now, so a bad ``prompts_dir`` fails before any sample runs."""
+        names = {f.name for f in fields(MemorySettings)}
+        memory = MemorySettings(**{k: v for k, v in args.items() if k in names})
+        for name in _TEMPLATES:
+            load_prompt("read_agent", name, memory.prompts_dir)
+        return cls(strategy, memory, args["temperature"], args["answer_max_tokens"])
+
+    async def start(self, state: TaskState) -> tuple[ReadingRun, DocumentPages, GistMemory]:
+        """The question's run, with the document's pages and gists (made or reused) charged."""
+        run, pages = await paged_run(
+            state, self.strategy, self.memory, self.temperature, self.answer_max_tokens
+        )
+        gists = await document_gists(run.model, pages, run.question, self.memory)
+        run.use_gists(gists, self.memory.conditional)
+        return run, pages, gists
 
 
 @solver
@@ -107,79 +108,105 @@ def gist_memory(
         cache: Cache every call with Inspect (no expiry): pagination, gists, look-ups, answer.
         prompts_dir: Optional folder overriding ``read_agent/`` templates.
     """
-    settings = _settings(min_words, max_words, conditional, gist_max_tokens, cache, prompts_dir)
+    reader = _Reader.of("gist_memory", locals())
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        run, pages, gists = await _memory(
-            state, "gist_memory", settings, temperature, answer_max_tokens
-        )
+        run, pages, gists = await reader.start(state)
         return await run.answer(memory_text(gists.gists, pages.pages, ()), gists.words)
 
     return solve
 
 
-@solver
-def read_agent_parallel(
-    max_pages: int = 5,
-    min_words: int | None = None,
-    max_words: int | None = None,
-    conditional: bool = False,
-    temperature: float = 0.0,
-    lookup_max_tokens: int = LOOKUP_MAX_TOKENS,
-    answer_max_tokens: int = ANSWER_MAX_TOKENS,
-    gist_max_tokens: int = 1024,
-    cache: bool = True,
-    prompts_dir: str | None = None,
-) -> Solver:
-    """ReadAgent-P: one look-up call for up to ``max_pages`` pages, then the answer.
+@dataclass(frozen=True)
+class _Lookup:
+    """How a ReadAgent reader asks for pages: its template and limits."""
 
-    Args:
-        max_pages: The most pages the model may read in full.
-        lookup_max_tokens: Token limit of the look-up reply.
-        (others as in :func:`gist_memory`)
+    template: PromptTemplate
+    max_pages: int
+    max_tokens: int
 
-    Raises:
-        ValueError: If ``max_pages < 1``.
-    """
-    if max_pages < 1:
-        raise ValueError(f"max_pages must be >= 1, got {max_pages}")
-    settings = _settings(min_words, max_words, conditional, gist_max_tokens, cache, prompts_dir)
-    lookup = load_prompt("read_agent", "lookup_parallel", prompts_dir)
 
-    async def solve(state: TaskState, generate: Generate) -> TaskState:
-        run, pages, gists = await _memory(
-            state, "read_agent_p", settings, temperature, answer_max_tokens
+LookUp = Callable[[ReadingRun, DocumentPages, GistMemory, _Lookup], Awaitable[set[int]]]
+"""Ask the model for pages to read in full; returns the pages expanded."""
+
+
+async def _look_up_parallel(
+    run: ReadingRun, pages: DocumentPages, gists: GistMemory, lookup: _Lookup
+) -> set[int]:
+    """One call for up to ``max_pages`` pages (ReadAgent-P)."""
+    prompt = lookup.template.render(
+        max_pages=lookup.max_pages,
+        memory=memory_text(gists.gists, pages.pages, ()),
+        question=run.task,
+    )
+    reply = await run.ask("lookup", prompt, gists.words, lookup.max_tokens)
+    selection = choose_pages(parse_page_request(reply), len(pages.pages), lookup.max_pages)
+    run.problems(selection.problems)
+    run.info["pages_looked_up"] = selection.pages
+    return set(selection.pages)
+
+
+async def _look_up_sequential(
+    run: ReadingRun, pages: DocumentPages, gists: GistMemory, lookup: _Lookup
+) -> set[int]:
+    """One page per call, each call seeing the pages expanded so far (ReadAgent-S)."""
+    order: list[int] = []
+    expanded: set[int] = set()
+    while len(order) < lookup.max_pages:
+        prompt = lookup.template.render(
+            memory=memory_text(gists.gists, pages.pages, expanded),
+            question=run.task,
+            expanded=", ".join(str(p) for p in order) if order else "none",
+            remaining=lookup.max_pages - len(order),
         )
-        prompt = lookup.render(
-            max_pages=max_pages, memory=memory_text(gists.gists, pages.pages, ()), question=run.task
-        )
-        reply = await run.ask("lookup", prompt, gists.words, lookup_max_tokens)
-        selection = choose_pages(parse_page_request(reply), len(pages.pages), max_pages)
-        run.problems(selection.problems)
-        expanded = set(selection.pages)
-        run.info["pages_looked_up"] = selection.pages
-        context = memory_text(gists.gists, pages.pages, expanded)
-        return await run.answer(context, _context_words(gists, pages, expanded))
-
-    return solve
+        context_words = _context_words(gists, pages, expanded)
+        reply = await run.ask("lookup", prompt, context_words, lookup.max_tokens)
+        page, problems = next_page(parse_page_request(reply), len(pages.pages), expanded)
+        run.problems(problems)
+        if page is None:
+            break
+        order.append(page)
+        expanded.add(page)
+        run.info["pages_looked_up"] = list(order)
+    return expanded
 
 
-@solver
-def read_agent_sequential(
-    max_pages: int = 6,
-    min_words: int | None = None,
-    max_words: int | None = None,
-    conditional: bool = False,
-    temperature: float = 0.0,
-    lookup_max_tokens: int = LOOKUP_MAX_TOKENS,
-    answer_max_tokens: int = ANSWER_MAX_TOKENS,
-    gist_max_tokens: int = 1024,
-    cache: bool = True,
-    prompts_dir: str | None = None,
-) -> Solver:
-    """ReadAgent-S: ask for one page at a time, seeing the pages expanded so far, until the
-    model says STOP, makes a request that cannot be served (counted), or has read
-    ``max_pages`` pages; then answer.
+def _read_agent(
+    name: str, strategy: str, default_pages: int, look_up: LookUp, summary: str
+) -> Callable[..., Solver]:
+    """The solver ``name``: gists, pages looked up by ``look_up`` (template
+    ``read_agent/lookup_<kind>``), then the answer. The two ReadAgent solvers differ only in
+    the look-up, so they share this one signature."""
+
+    def factory(
+        max_pages: int = default_pages,
+        min_words: int | None = None,
+        max_words: int | None = None,
+        conditional: bool = False,
+        temperature: float = 0.0,
+        lookup_max_tokens: int = LOOKUP_MAX_TOKENS,
+        answer_max_tokens: int = ANSWER_MAX_TOKENS,
+        gist_max_tokens: int = 1024,
+        cache: bool = True,
+        prompts_dir: str | None = None,
+    ) -> Solver:
+        if max_pages < 1:
+            raise ValueError(f"max_pages must be >= 1, got {max_pages}")
+        reader = _Reader.of(strategy, locals())
+        kind = name.removeprefix("read_agent_")
+        template = load_prompt("read_agent", f"lookup_{kind}", prompts_dir)
+        lookup = _Lookup(template, max_pages, lookup_max_tokens)
+
+        async def solve(state: TaskState, generate: Generate) -> TaskState:
+            run, pages, gists = await reader.start(state)
+            expanded = await look_up(run, pages, gists, lookup)
+            context = memory_text(gists.gists, pages.pages, expanded)
+            return await run.answer(context, _context_words(gists, pages, expanded))
+
+        return solve
+
+    factory.__name__ = factory.__qualname__ = name
+    factory.__doc__ = f"""{summary}
 
     Args:
         max_pages: The most pages the model may read in full.
@@ -189,34 +216,23 @@ def read_agent_sequential(
     Raises:
         ValueError: If ``max_pages < 1``.
     """
-    if max_pages < 1:
-        raise ValueError(f"max_pages must be >= 1, got {max_pages}")
-    settings = _settings(min_words, max_words, conditional, gist_max_tokens, cache, prompts_dir)
-    lookup = load_prompt("read_agent", "lookup_sequential", prompts_dir)
+    return solver(name=name)(factory)
 
-    async def solve(state: TaskState, generate: Generate) -> TaskState:
-        run, pages, gists = await _memory(
-            state, "read_agent_s", settings, temperature, answer_max_tokens
-        )
-        order: list[int] = []
-        expanded: set[int] = set()
-        while len(order) < max_pages:
-            prompt = lookup.render(
-                memory=memory_text(gists.gists, pages.pages, expanded),
-                question=run.task,
-                expanded=", ".join(str(p) for p in order) if order else "none",
-                remaining=max_pages - len(order),
-            )
-            context_words = _context_words(gists, pages, expanded)
-            reply = await run.ask("lookup", prompt, context_words, lookup_max_tokens)
-            page, problems = next_page(parse_page_request(reply), len(pages.pages), expanded)
-            run.problems(problems)
-            if page is None:
-                break
-            order.append(page)
-            expanded.add(page)
-            run.info["pages_looked_up"] = list(order)
-        context = memory_text(gists.gists, pages.pages, expanded)
-        return await run.answer(context, _context_words(gists, pages, expanded))
 
-    return solve
+read_agent_parallel = _read_agent(
+    "read_agent_parallel",
+    "read_agent_p",
+    5,
+    _look_up_parallel,
+    "ReadAgent-P: one look-up call for up to ``max_pages`` pages, then the answer.",
+)
+
+read_agent_sequential = _read_agent(
+    "read_agent_sequential",
+    "read_agent_s",
+    6,
+    _look_up_sequential,
+    "ReadAgent-S: ask for one page at a time, seeing the pages expanded so far, until the\n"
+    "    model says STOP, makes a request that cannot be served (counted), or has read\n"
+    "    ``max_pages`` pages; then answer.",
+)
