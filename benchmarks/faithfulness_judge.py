@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 from inspect_ai.model import Model, get_model
 
-from longform_evals.analysis._reduce import MERGES, nan_reduce
+from longform_evals.analysis import MERGES, nan_reduce
 from longform_evals.analysis.agreement import balanced_accuracy, best_threshold, roc_auc
 from longform_evals.data.longformfact import load_longformfact
 from longform_evals.data.planted_support import load_planted_support

@@ -40,7 +40,7 @@ from inspect_ai import score
 from inspect_ai.log import EvalLog, read_eval_log, write_eval_log
 from inspect_ai.model import GenerateConfig, Model, ModelOutput, get_model
 
-from longform_evals.solvers.nexus_sum import CHUNK_SEPARATOR
+from longform_evals.solvers.nexus.pipeline import CHUNK_SEPARATOR
 from longform_evals.tasks.narrative import SQUALITY_TARGET_WORDS, squality
 
 DEFAULT_DATA = "../shared/data/squality/squality_3_dev_stories.jsonl"

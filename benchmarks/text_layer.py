@@ -10,6 +10,7 @@ Baselines measured in the same run on the same ~100k-word synthetic book:
 
 from __future__ import annotations
 
+import argparse
 import random
 import time
 from collections.abc import Callable
@@ -51,7 +52,9 @@ def best_of(fn: Callable[[], object], repeats: int = 3) -> float:
 
 
 def main() -> None:
-    text = book(100_000)
+    parser = argparse.ArgumentParser(description="Speed of the text layer on a book-sized input.")
+    parser.add_argument("--words", type=int, default=100_000, help="size of the synthetic book")
+    text = book(parser.parse_args().words)
     enc = get_tokenizer("cl100k_base")
     n_tokens = enc.count(text)
     print(f"book: {len(text.split())} words, {n_tokens} cl100k tokens")

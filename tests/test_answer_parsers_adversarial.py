@@ -13,7 +13,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from longform_evals.judges.choice_parse import parse_choice
 from longform_evals.judges.coherence_parse import (
     JudgementParseError,
     parse_batch,
@@ -21,9 +20,10 @@ from longform_evals.judges.coherence_parse import (
     parse_types,
     split_questions,
 )
+from longform_evals.judges.raters import parse_verdict
 from longform_evals.judges.yes_no import parse_yes_no
-from longform_evals.scorers.llm_raters import parse_verdict
-from longform_evals.solvers.lookup import choose_pages, next_page, parse_page_request
+from longform_evals.scorers.choice_parse import parse_choice
+from longform_evals.solvers.reading.lookup import choose_pages, next_page, parse_page_request
 
 N = 100_000
 BIG = "9" * 5000  # past int()'s 4,300-digit limit

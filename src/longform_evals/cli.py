@@ -5,14 +5,17 @@ from __future__ import annotations
 import os
 import sys
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import click
 import yaml
 
 from longform_evals.models import gguf_files
 from longform_evals.models.gguf_files import MODELS, ModelFileError, ModelNotPresentError
+
+T = TypeVar("T")
 
 DEFAULT_LOCAL_MODEL = "gguf/qwen2.5-coder-1.5b"
 
@@ -148,6 +151,30 @@ def list_models() -> None:
         click.echo(f"gguf/{spec.name}\t{spec.install}")
 
 
+def _located(
+    names: tuple[str, ...],
+    locate: Callable[[gguf_files.ModelSpec], T],
+    failures: list[str],
+) -> Iterator[tuple[gguf_files.ModelSpec, T]]:
+    """Each named model (every catalogued one when none is named) with what ``locate`` finds
+    for it. A model that is not installed is reported ABSENT (a failure when it was named),
+    one whose files are broken FAILED; both are skipped."""
+    for name in names or tuple(gguf_files.MODELS):
+        try:
+            spec = gguf_files.get_spec(name)
+            found = locate(spec)
+        except ModelNotPresentError as exc:
+            if names:
+                failures.append(name)
+            click.echo(f"ABSENT  {name}: {exc}", err=True)
+            continue
+        except ModelFileError as exc:
+            failures.append(name)
+            click.echo(f"FAILED  {name}: {exc}", err=True)
+            continue
+        yield spec, found
+
+
 def _full_check(spec: gguf_files.ModelSpec, path: Path) -> bool:
     """Re-hash `path` in full (ignoring its stamp), print OK or FAILED, and say which."""
     started = time.monotonic()
@@ -182,22 +209,11 @@ def verify_models(names: tuple[str, ...]) -> None:
     Without names, checks every model whose file is present. Exits 1 when a file fails,
     or when a named model is not installed or not assembled yet.
     """
-    failed = False
-    for name in names or tuple(gguf_files.MODELS):
-        try:
-            spec = gguf_files.get_spec(name)
-            path = gguf_files.model_file_path(spec)
-        except ModelNotPresentError as exc:
-            failed = failed or bool(names)
-            click.echo(f"ABSENT  {name}: {exc}", err=True)
-            continue
-        except ModelFileError as exc:
-            failed = True
-            click.echo(f"FAILED  {name}: {exc}", err=True)
-            continue
+    failures: list[str] = []
+    for spec, path in _located(names, gguf_files.model_file_path, failures):
         if not _full_check(spec, path):
-            failed = True
-    if failed:
+            failures.append(spec.name)
+    if failures:
         sys.exit(1)
 
 
@@ -211,25 +227,15 @@ def prepare_models(names: tuple[str, ...]) -> None:
     reinstalling it. Exits 1 when any file failed (even one re-assembled since) or a named
     model is not installed.
     """
-    failed = False
-    for name in names or tuple(gguf_files.MODELS):
-        try:
-            spec = gguf_files.get_spec(name)
-            parts = gguf_files.part_paths(spec)
-        except ModelNotPresentError as exc:
-            failed = failed or bool(names)
-            click.echo(f"ABSENT  {name}: {exc}", err=True)
-            continue
-        except ModelFileError as exc:
-            failed = True
-            click.echo(f"FAILED  {name}: {exc}", err=True)
-            continue
+    failures: list[str] = []
+    for spec, parts in _located(names, gguf_files.part_paths, failures):
+        name = spec.name
         in_package = spec.inner_file is not None
         path = parts[0] if in_package else gguf_files.cached_model_path(spec)
         if path.is_file():
             if _full_check(spec, path):
                 continue
-            failed = True
+            failures.append(name)
             if in_package:
                 continue
             gguf_files.discard_cached_file(path)
@@ -241,10 +247,10 @@ def prepare_models(names: tuple[str, ...]) -> None:
             with click.progressbar(length=total, label=label, file=sys.stderr) as bar:
                 path = gguf_files.assemble_model(spec, parts, progress=bar.update)
         except ModelFileError as exc:
-            failed = True
+            failures.append(name)
             click.echo(f"FAILED  {name}: {exc}", err=True)
         else:
             elapsed = time.monotonic() - started
             click.echo(f"OK      {name}  {path}  (assembled and verified, {elapsed:.1f} s)")
-    if failed:
+    if failures:
         sys.exit(1)

@@ -1,4 +1,5 @@
-"""Attribution and per-position faithfulness / coverage (papers/003 §4.2, Appendix C.2)."""
+"""Attribution and per-position faithfulness / coverage (Wan et al., "On Positional Bias of
+Faithfulness for Long-form Summarization", §4.2, Appendix C.2)."""
 
 from __future__ import annotations
 

@@ -8,9 +8,8 @@ from typing import Any
 
 import pytest
 
-from longform_evals.data import multidoc
 from longform_evals.data.jsonl import DataError
-from longform_evals.data.multidoc import INSTRUCTION, load_multidoc
+from longform_evals.data.multidoc import INSTRUCTION, load_multidoc, sample_documents
 
 DOCS = ["The council met on Monday.", "The bridge will reopen in May.", ""]
 
@@ -38,13 +37,6 @@ def test_samples_keep_blank_documents_among_others(tmp_path: Path) -> None:
         "source": f"{path}:1",
     }
     assert second.metadata is not None and second.metadata["reference"] == "The bridge reopens."
-
-
-def test_the_task_module_re_exports_the_loader() -> None:
-    from longform_evals.tasks import positional_bias
-
-    assert positional_bias.load_multidoc is multidoc.load_multidoc
-    assert positional_bias.INSTRUCTION == multidoc.INSTRUCTION
 
 
 def test_nan_ids_of_the_published_files_fall_back_to_line_numbers(tmp_path: Path) -> None:
@@ -106,3 +98,15 @@ def test_missing_or_empty_file(tmp_path: Path) -> None:
     huge.write_text('{"documents": ["a"], "ranking": [' + "9" * 5000 + "]}\n", encoding="utf-8")
     with pytest.raises(DataError, match=r"huge\.jsonl:1: a JSON integer has 5000 digits"):
         load_multidoc(huge)
+
+
+def test_sample_documents_reads_either_metadata_field() -> None:
+    assert sample_documents({"documents": ["a", "b"]}, "s") == ["a", "b"]
+    assert sample_documents({"document": "a"}, "s") == ["a"]
+    assert sample_documents({}, "s", default="the input") == ["the input"]
+    with pytest.raises(ValueError, match="sample 's' has no source documents"):
+        sample_documents(None, "s")
+    with pytest.raises(ValueError, match="must be a non-empty list of texts"):
+        sample_documents({"documents": ["a", 3]}, "s")
+    with pytest.raises(ValueError, match="must be a string, not int"):
+        sample_documents({"document": 3}, "s")

@@ -169,7 +169,7 @@ def test_missing_answer_field(tmp_path: Path) -> None:
 def test_missing_id(tmp_path: Path) -> None:
     record = _record()
     del record["id"]
-    with pytest.raises(DataError, match=r"planted.jsonl:1: missing field 'id'"):
+    with pytest.raises(DataError, match=r"planted.jsonl:1: missing or empty field 'id'"):
         load_planted_answers(_write(tmp_path, [record]))
 
 

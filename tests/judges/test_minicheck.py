@@ -348,6 +348,7 @@ def test_faithfulness_scorer_with_a_minicheck_classifier(tiny_roberta: str, tmp_
     from inspect_ai.dataset import MemoryDataset, Sample
     from inspect_ai.model import get_model
 
+    from longform_evals.judges.support import JudgeOptions
     from longform_evals.scorers.faithfulness import faithfulness
     from longform_evals.solvers import given_summary
 
@@ -356,7 +357,9 @@ def test_faithfulness_scorer_with_a_minicheck_classifier(tiny_roberta: str, tmp_
     task = Task(
         dataset=MemoryDataset([sample]),
         solver=given_summary(),
-        scorer=faithfulness(judge="minicheck-roberta-large", minicheck_path=tiny_roberta),
+        scorer=faithfulness(
+            judge="minicheck-roberta-large", judge_options=JudgeOptions(path=tiny_roberta)
+        ),
     )
     [log] = inspect_eval(
         task, model=get_model("scripted/none", rules=[], memoize=False), log_dir=str(tmp_path)

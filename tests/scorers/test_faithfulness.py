@@ -15,6 +15,7 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.log import EvalLog
 from inspect_ai.model import get_model
 
+from longform_evals.judges.support import JudgeOptions
 from longform_evals.scorers.faithfulness import AGGREGATIONS, faithfulness
 from longform_evals.scorers.meta_evaluation import summary_label
 from longform_evals.solvers import given_summary
@@ -136,7 +137,9 @@ def test_calibration_file_sets_prompt_chunking_and_thresholds(tmp_path: Path) ->
             }
         )
     )
-    log = _run(tmp_path, DOCS, SUMMARY, calibration=str(cal), include_full=True)
+    log = _run(
+        tmp_path, DOCS, SUMMARY, judge_options=JudgeOptions(calibration=str(cal)), include_full=True
+    )
     value, meta = _value(log)
     assert meta["calibration"] == str(cal)
     assert (meta["prompt"], meta["chunking"]) == ("judge_examples", "words:6")
@@ -153,14 +156,18 @@ def test_calibration_file_sets_prompt_chunking_and_thresholds(tmp_path: Path) ->
     assert len(prompts) == value["judge_calls"]
     assert all("Example source text:" in p for p in prompts)
     # Explicit arguments win over the calibration.
-    _, meta = _value(_run(tmp_path, DOCS, SUMMARY, calibration=str(cal), threshold=0.9))
+    _, meta = _value(
+        _run(
+            tmp_path, DOCS, SUMMARY, judge_options=JudgeOptions(calibration=str(cal)), threshold=0.9
+        )
+    )
     assert set(meta["thresholds"].values()) == {0.9}
 
 
 def test_malformed_calibration_is_a_clear_error(tmp_path: Path) -> None:
     cal = tmp_path / "cal.json"
     cal.write_text(json.dumps({"prompt": "judge"}))
-    log = _run(tmp_path, DOCS, SUMMARY, calibration=str(cal))
+    log = _run(tmp_path, DOCS, SUMMARY, judge_options=JudgeOptions(calibration=str(cal)))
     assert log.status == "error"
     assert log.error and "is malformed" in log.error.message
 
@@ -188,7 +195,7 @@ def test_bad_parameters() -> None:
     with pytest.raises(ValueError, match="unknown chunking mode"):
         faithfulness(chunking="pages:3")
     with pytest.raises(ValueError, match="unknown faithfulness prompt"):
-        faithfulness(prompt="judge_fancy")
+        faithfulness(judge_options=JudgeOptions(prompt="judge_fancy"))
 
 
 def test_summary_labels() -> None:
@@ -197,3 +204,20 @@ def test_summary_labels() -> None:
     assert summary_label({"label_level": "sentence", "labels": [1, 0, None]}) == 0
     assert summary_label({"label_level": "sentence", "labels": [None]}) is None
     assert summary_label({}) is None
+
+
+def test_judge_options_from_a_mapping() -> None:
+    assert JudgeOptions.of(None) == JudgeOptions()
+    assert JudgeOptions.of({"max_tokens": 4, "prompt": "judge"}) == JudgeOptions(4, prompt="judge")
+    with pytest.raises(ValueError, match="unknown judge options"):
+        JudgeOptions.of({"minicheck_path": "x"})
+
+
+def test_the_log_records_judge_options_so_the_scorer_can_be_rebuilt(tmp_path: Path) -> None:
+    log = _run(tmp_path, DOCS, SUMMARY, judge_options=JudgeOptions(max_tokens=2, cache=False))
+    assert log.status == "success", log.error
+    [recorded] = log.eval.scorers or []
+    options = recorded.options or {}
+    assert options["judge_options"]["max_tokens"] == 2
+    assert options["judge_options"]["cache"] is False
+    faithfulness(**options)

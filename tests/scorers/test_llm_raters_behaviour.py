@@ -19,7 +19,7 @@ from helpers import local_model_or_skip, needs_local_runtime
 from longform_evals.analysis.agreement import roc_auc
 from longform_evals.data.planted_answers import load_planted_answers
 from longform_evals.judges.rater_calibration import load_rater_calibration
-from longform_evals.scorers.llm_raters import RaterVerdict, RatingSettings, rate_answer
+from longform_evals.judges.raters import RaterVerdict, RatingSettings, rate_answer
 
 GRADER = "gguf/qwen2.5-coder-1.5b"
 QUESTIONS = 6  # held-out test questions: 30 answers, 60 short rater calls

@@ -24,7 +24,9 @@ from longform_evals.solvers import (
     nexus_sum,
     nexus_summarize,
 )
-from longform_evals.solvers.focus import QUESTION_RESERVE_TOKENS, Focus
+from longform_evals.solvers.common.question_focus import QUESTION_RESERVE_TOKENS, Focus
+from longform_evals.solvers.nexus.pipeline import NexusOptions
+from longform_evals.solvers.settings import SummarySettings
 from longform_evals.text import count_tokens
 from solvers.summary_support import make_book
 
@@ -65,7 +67,7 @@ def test_focused_override_must_keep_the_question(tmp_path: Path) -> None:
     folder.mkdir()
     (folder / "full.txt").write_text("{text} in {word_limit} words\n")
     with pytest.raises(PromptError, match="lacks field"):
-        full_context(prompts_dir=str(tmp_path), question_key="question")
+        full_context(SummarySettings(prompts_dir=str(tmp_path), question_key="question"))
 
 
 def run(
@@ -98,21 +100,31 @@ BOOK = make_book(12)  # 864 words
 @pytest.mark.parametrize(
     ("solver", "steps"),
     [
-        (full_context(question_key="question"), {"full"}),
+        (full_context(SummarySettings(question_key="question")), {"full"}),
         (
-            hierarchical_merge(chunk_size=200, max_summary_tokens=120, question_key="question"),
+            hierarchical_merge(
+                SummarySettings(chunk_size=200, max_summary_tokens=120, question_key="question")
+            ),
             {"chunk", "merge"},
         ),
         (
             incremental_update(
-                chunk_size=200,
-                max_summary_tokens=120,
-                remove_artifacts=False,
-                question_key="question",
+                SummarySettings(
+                    chunk_size=200,
+                    max_summary_tokens=120,
+                    remove_artifacts=False,
+                    question_key="question",
+                )
             ),
             {"chunk", "update"},
         ),
-        (nexus_sum(target_words=5, scenes_per_chunk=1, question_key="question"), {"chunk"}),
+        (
+            nexus_sum(
+                SummarySettings(target_words=5, question_key="question"),
+                NexusOptions(scenes_per_chunk=1),
+            ),
+            {"chunk"},
+        ),
     ],
     ids=["full", "hierarchical", "incremental", "nexus_sum"],
 )
@@ -138,7 +150,7 @@ def test_questions_about_one_story_share_the_prefix_through_the_story(tmp_path: 
         sample(BOOK, QUESTION, "story:0"),
         sample(BOOK, "Who is Tomas?", "story:1"),
     ]
-    log, calls = run(full_context(question_key="question"), samples, tmp_path)
+    log, calls = run(full_context(SummarySettings(question_key="question")), samples, tmp_path)
     assert log.status == "success", log.error
     first, second = (c.prompt for c in calls)
     end = first.index(BOOK) + len(BOOK)
@@ -147,8 +159,11 @@ def test_questions_about_one_story_share_the_prefix_through_the_story(tmp_path: 
 
 def test_nexus_stage_solvers_take_the_question(tmp_path: Path) -> None:
     solvers = [
-        nexus_summarize(scenes_per_chunk=1, question_key="question"),
-        nexus_compress(target_words=5, rewrite=True, question_key="question"),
+        nexus_summarize(
+            SummarySettings(target_words=900, question_key="question"),
+            NexusOptions(scenes_per_chunk=1),
+        ),
+        nexus_compress(SummarySettings(target_words=5, question_key="question"), rewrite=True),
     ]
     log, calls = run(solvers, [sample(BOOK)], tmp_path)
     assert log.status == "success", log.error
@@ -176,7 +191,11 @@ def test_plain_solvers_never_mention_a_question(tmp_path: Path) -> None:
 def test_focus_without_a_usable_question_fails_the_sample(
     question: str | None, message: str, tmp_path: Path
 ) -> None:
-    log, calls = run(nexus_sum(question_key="question"), [sample(BOOK, question)], tmp_path)
+    log, calls = run(
+        nexus_sum(SummarySettings(target_words=900, question_key="question")),
+        [sample(BOOK, question)],
+        tmp_path,
+    )
     assert log.status == "error"
     assert log.error is not None and re.search(message, log.error.message)
     assert calls == []

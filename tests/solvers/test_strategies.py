@@ -10,10 +10,11 @@ from typing import Any, get_args
 
 import pytest
 from inspect_ai._util.registry import registry_info, registry_params
+from inspect_ai.log import EvalSample
 from inspect_ai.solver import Solver
 
 from longform_evals.data.squality import bundled_squality_fixture
-from longform_evals.solvers import full_context, hierarchical_merge, incremental_update
+from longform_evals.models.scripted import ScriptedModelAPI
 from longform_evals.solvers import settings as defaults
 from longform_evals.solvers.strategies import (
     _TABLE,
@@ -25,6 +26,9 @@ from longform_evals.solvers.strategies import (
 )
 from longform_evals.tasks import booookscore as booookscore_module
 from longform_evals.tasks.narrative import booksum, squality
+from solvers.summary_support import words_asked
+
+Run = Callable[..., tuple[Any, EvalSample, ScriptedModelAPI]]
 
 
 def params(solver: Solver) -> dict[str, Any]:
@@ -36,20 +40,30 @@ def solver_name(solver: Solver) -> str:
     return registry_info(solver).name.split("/")[-1]
 
 
+def run_strategy(
+    run_eval: Run, name: str, settings: SummarySettings | None = None
+) -> tuple[EvalSample, ScriptedModelAPI]:
+    """Run strategy ``name`` on a short document against a model that always answers briefly."""
+    _, sample, model = run_eval(
+        summary_solver(name, settings), [], "Anna met Tomas on the bridge.", default="Anna met."
+    )
+    return sample, model
+
+
 @pytest.mark.parametrize("name", SUMMARY_STRATEGIES)
 def test_every_registered_name_builds_its_solver_with_default_settings(name: str) -> None:
     solver = summary_solver(name)
     assert solver_name(solver) == _TABLE[name].factory.__name__
-    assert params(solver)["cache"] is True and params(solver)["prompts_dir"] is None
+    settings = params(solver)["settings"]  # logged field by field
+    assert settings["cache"] is True and settings["prompts_dir"] is None
 
 
 @pytest.mark.parametrize("name", SUMMARY_STRATEGIES)
-def test_each_entry_passes_only_parameters_its_solver_has(name: str) -> None:
+def test_each_entry_takes_the_settings_first_and_its_options(name: str) -> None:
     entry = _TABLE[name]
-    accepted = set(inspect.signature(entry.factory).parameters)
-    arguments = set(entry.arguments(SummarySettings()))
-    assert arguments <= accepted
-    assert set(entry.options) <= accepted - arguments  # an option is not also a setting
+    first, *others = inspect.signature(entry.factory).parameters
+    assert first == "settings"
+    assert set(entry.options) <= set(others)  # an option is not also a setting
 
 
 def test_an_unknown_name_lists_the_known_ones_sorted() -> None:
@@ -100,26 +114,34 @@ def test_settings_are_frozen() -> None:
     ],
 )
 def test_each_strategy_has_its_own_artifact_default(
-    name: str, given: bool | None, expected: bool
+    run_eval: Run, name: str, given: bool | None, expected: bool
 ) -> None:
-    built = params(summary_solver(name, SummarySettings(remove_artifacts=given)))
-    assert built["remove_artifacts"] is expected
+    sample, _ = run_strategy(run_eval, name, SummarySettings(remove_artifacts=given))
+    assert ("artifact_calls" in sample.metadata["summary_stats"]) is expected
 
 
-def test_a_length_in_words_reaches_every_strategy() -> None:
+def test_a_length_in_words_reaches_every_strategy(run_eval: Run) -> None:
     settings = SummarySettings(target_words=65, max_summary_tokens=5)
-    for name in ("full", "hierarchical", "incremental"):
-        assert params(summary_solver(name, settings))["max_summary_tokens"] == 100  # 65 / 0.65
-    assert params(summary_solver("nexus_sum", settings))["target_words"] == 65
+    for name in ("full", "hierarchical"):
+        _, model = run_strategy(run_eval, name, settings)
+        assert model.calls[0].config.max_tokens == 100  # 65 / 0.65
+        assert words_asked(model.calls[0].prompt) == 65
+    sample, _ = run_strategy(run_eval, "nexus_sum", settings)
+    assert sample.metadata["nexus_sum"]["target_words"] == 65
     # without words, nexus_sum is asked for the words the token limit allows
-    assert params(summary_solver("nexus_sum"))["target_words"] == round(900 * 0.65)
+    sample, _ = run_strategy(run_eval, "nexus_sum")
+    assert sample.metadata["nexus_sum"]["target_words"] == round(900 * 0.65)
 
 
-def test_an_unset_temperature_is_each_strategys_own() -> None:
-    assert params(summary_solver("full"))["temperature"] == defaults.DEFAULT_TEMPERATURE
-    assert params(summary_solver("nexus_sum"))["temperature"] == defaults.NEXUS_TEMPERATURE
+def test_an_unset_temperature_is_each_strategys_own(run_eval: Run) -> None:
+    _, model = run_strategy(run_eval, "full")
+    assert model.calls[0].config.temperature == defaults.DEFAULT_TEMPERATURE
+    _, model = run_strategy(run_eval, "nexus_sum")
+    assert model.calls[0].config.temperature == defaults.NEXUS_TEMPERATURE
     chosen = SummarySettings(temperature=0.9)
-    assert all(params(summary_solver(n, chosen))["temperature"] == 0.9 for n in _TABLE)
+    for name in _TABLE:
+        _, model = run_strategy(run_eval, name, chosen)
+        assert model.calls[0].config.temperature == 0.9, name
 
 
 DEFAULTS = {
@@ -130,11 +152,8 @@ DEFAULTS = {
 }
 
 
-@pytest.mark.parametrize(
-    "factory",
-    [full_context, hierarchical_merge, incremental_update, booookscore_module.booookscore],
-)
-def test_solvers_and_booookscore_default_to_the_settings(factory: Callable[..., Any]) -> None:
+@pytest.mark.parametrize("factory", [booookscore_module.booookscore])
+def test_booookscore_defaults_to_the_settings(factory: Callable[..., Any]) -> None:
     signature = inspect.signature(factory).parameters
     assert {name: signature[name].default for name in DEFAULTS if name in signature} == {
         name: value for name, value in DEFAULTS.items() if name in signature
@@ -179,4 +198,4 @@ def test_squality_offers_every_registered_name(name: str) -> None:
     task = squality(data=str(bundled_squality_fixture()), strategy=name)
     [step] = getattr(task.solver, "steps", [task.solver])
     assert solver_name(step) == _TABLE[name].factory.__name__
-    assert params(step)["question_key"] == "question"
+    assert params(step)["settings"]["question_key"] == "question"

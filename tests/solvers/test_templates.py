@@ -11,6 +11,7 @@ import pytest
 
 from longform_evals.prompts import PromptError, load_prompt
 from longform_evals.solvers import full_context
+from longform_evals.solvers.settings import SummarySettings
 from solvers.summary_support import (
     ARTIFACTS,
     CHUNK,
@@ -68,10 +69,10 @@ def test_prompts_dir_overrides_a_template(tmp_path: Path, run_eval: Callable[...
     folder = tmp_path / "prompts" / "summarize"
     folder.mkdir(parents=True)
     (folder / "full.txt").write_text("CUSTOM {text} in {word_limit} words\n")
-    solver = full_context(prompts_dir=str(tmp_path / "prompts"))
+    solver = full_context(SummarySettings(prompts_dir=str(tmp_path / "prompts")))
     log, _, model = run_eval(solver, [{"pattern": "CUSTOM", "response": "Fine."}], "A book.")
     assert log.status == "success"
     assert model.calls[0].prompt == "CUSTOM A book. in 585 words"
     (folder / "full.txt").write_text("CUSTOM {document}\n")
     with pytest.raises(PromptError, match="lacks field"):
-        full_context(prompts_dir=str(tmp_path / "prompts"))
+        full_context(SummarySettings(prompts_dir=str(tmp_path / "prompts")))

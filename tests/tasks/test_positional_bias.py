@@ -13,8 +13,9 @@ from inspect_ai.log import EvalLog
 from inspect_ai.model import Model, get_model
 
 from longform_evals.analysis.ordering import ORDER_NAMES
-from longform_evals.solvers.multidoc import MULTIDOC_STRATEGIES
-from longform_evals.tasks.positional_bias import load_multidoc, positional_bias
+from longform_evals.data.multidoc import load_multidoc
+from longform_evals.solvers.multidoc.summary import MULTIDOC_STRATEGIES
+from longform_evals.tasks.positional_bias import positional_bias
 
 DOCS = [
     "The council met on Monday.",

@@ -13,7 +13,7 @@ from inspect_ai.log import EvalLog
 from inspect_ai.model import get_model
 
 from longform_evals.data.reading import reading_fixture
-from longform_evals.solvers.reading_memory import clear_reading_cache
+from longform_evals.solvers.reading.memory import clear_reading_cache
 from longform_evals.tasks.reading import narrativeqa, qmsum, quality
 
 

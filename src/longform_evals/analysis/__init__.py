@@ -1,6 +1,5 @@
 """Pure analysis of faithfulness judgments: aggregation, missing values, position profiles."""
 
-from longform_evals.analysis._reduce import MERGES, Merge
 from longform_evals.analysis.ordering import (
     ORDER_NAMES,
     expand_orders,
@@ -19,6 +18,7 @@ from longform_evals.analysis.positions import (
     position_coverage,
     position_faithfulness,
 )
+from longform_evals.analysis.reduce import MERGES, Merge, nan_reduce
 from longform_evals.analysis.support_matrix import SupportMatrix, decide
 
 __all__ = [
@@ -34,6 +34,7 @@ __all__ = [
     "expand_prefixes",
     "importance_ranking",
     "lexical_similarity",
+    "nan_reduce",
     "perturbations",
     "place",
     "position_coverage",

@@ -1,4 +1,5 @@
-"""Document-order perturbation (papers/003, §3.3 Table 4 and §4.3 Table 5).
+"""Document-order perturbation (Wan et al., "On Positional Bias of Faithfulness for Long-form
+Summarization", §3.3 Table 4 and §4.3 Table 5).
 
 Documents are ranked by importance (a given ``ranking``, or similarity to a reference or
 summary); the most important one is then moved to the top, the middle or the bottom of the
@@ -210,6 +211,22 @@ def _sample_ranking(
     )
 
 
+def _multidoc_sample(
+    sample: Sample, n: int, purpose: str
+) -> tuple[dict[str, Any], list[str], str | int]:
+    """A copy of the sample's metadata, its documents as texts, and its id (``n + 1`` when
+    it has none).
+
+    Raises:
+        ValueError: when the sample has no documents (``purpose``: what they were for).
+    """
+    metadata: dict[str, Any] = dict(sample.metadata or {})
+    documents = metadata.get("documents")
+    if not isinstance(documents, list) or not documents:
+        raise ValueError(f"sample {sample.id!r} has no metadata['documents'] to {purpose}")
+    return metadata, [str(d) for d in documents], sample.id if sample.id is not None else n + 1
+
+
 def expand_orders(
     samples: Iterable[Sample],
     orders: Sequence[str] = ORDER_NAMES,
@@ -241,13 +258,8 @@ def expand_orders(
         raise ValueError(f"unknown order(s) {unknown}; use {', '.join(ORDER_NAMES)}")
     out: list[Sample] = []
     for n, sample in enumerate(samples):
-        metadata: dict[str, Any] = dict(sample.metadata or {})
-        documents = metadata.get("documents")
-        if not isinstance(documents, list) or not documents:
-            raise ValueError(f"sample {sample.id!r} has no metadata['documents'] to reorder")
-        docs = [str(d) for d in documents]
+        metadata, docs, base_id = _multidoc_sample(sample, n, "reorder")
         ranked, source = _sample_ranking(sample, docs, embed, reference_key)
-        base_id = sample.id if sample.id is not None else n + 1
         all_orders = perturbations(len(docs), ranked)
         for name in orders:
             order = all_orders[name]
@@ -272,7 +284,7 @@ def expand_orders(
 
 def expand_prefixes(samples: Iterable[Sample], min_docs: int = 1) -> list[Sample]:
     """One sample per growing prefix of the documents: the first 1, 2, ..., n documents
-    (papers/003, §4.4: how faithfulness changes as documents are added).
+    (the positional-bias paper, §4.4: how faithfulness changes as documents are added).
 
     Each new sample has id ``"<id>+<k>"``, ``documents`` cut to the first ``k``, and in its
     metadata ``n_documents`` (k), ``source_id`` and, when the sample had a ``ranking``, the
@@ -285,11 +297,7 @@ def expand_prefixes(samples: Iterable[Sample], min_docs: int = 1) -> list[Sample
         raise ValueError(f"min_docs must be >= 1, got {min_docs}")
     out: list[Sample] = []
     for n, sample in enumerate(samples):
-        metadata: dict[str, Any] = dict(sample.metadata or {})
-        documents = metadata.get("documents")
-        if not isinstance(documents, list) or not documents:
-            raise ValueError(f"sample {sample.id!r} has no metadata['documents'] to grow")
-        base_id = sample.id if sample.id is not None else n + 1
+        metadata, documents, base_id = _multidoc_sample(sample, n, "grow")
         for k in range(min_docs, len(documents) + 1):
             meta = dict(metadata, documents=list(documents[:k]), n_documents=k, source_id=base_id)
             if metadata.get("ranking") is not None:

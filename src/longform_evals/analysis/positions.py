@@ -1,7 +1,7 @@
 """Per-position analysis of a support matrix: attribution, faithfulness and coverage.
 
 These follow Wan et al., "On Positional Bias of Faithfulness for Long-form Summarization"
-(papers/003), Section 4.2 (attribution-based per-position faithfulness, Figure 2) and
+Section 4.2 (attribution-based per-position faithfulness, Figure 2) and
 Appendix C.2 (per-position coverage, Figure 6). The paper gives the idea but no formula and
 its public code has no analysis script, so the exact definitions below are this module's
 choices; each function's docstring states what it computes.
@@ -17,7 +17,7 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
-from longform_evals.analysis._reduce import FloatArray, nan_reduce
+from longform_evals.analysis.reduce import FloatArray, nan_reduce
 
 Ties = Literal["first", "split"]
 """How a sentence whose best support is shared by several documents is attributed."""

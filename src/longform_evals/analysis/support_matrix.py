@@ -1,6 +1,7 @@
 """Judge support values per (document, summary sentence) pair, and the views built on them.
 
-A faithfulness judge (papers/003, §2.3; METHODS.md §4) gives ``M(d_i, s_j)`` in [0, 1] for
+A faithfulness judge (Wan et al., "On Positional Bias of Faithfulness for Long-form
+Summarization", §2.3) gives ``M(d_i, s_j)`` in [0, 1] for
 each document ``d_i`` and summary sentence ``s_j``; an unreadable answer is NaN. The summary
 score is ``AGG_S over sentences of AGG_D over documents`` with ``AGG in {max, mean, min}``,
 or the "full" mode where one call sees all documents at once.
@@ -16,7 +17,8 @@ from typing import Any
 import numpy as np
 
 from longform_evals.analysis import positions
-from longform_evals.analysis._reduce import (
+from longform_evals.analysis.positions import IntArray, Ties
+from longform_evals.analysis.reduce import (
     MERGES,
     FloatArray,
     Merge,
@@ -24,7 +26,6 @@ from longform_evals.analysis._reduce import (
     nan_reduce,
     nan_reduce_1d,
 )
-from longform_evals.analysis.positions import IntArray, Ties
 
 
 def decide(score: float, threshold: float) -> bool | None:
@@ -148,7 +149,7 @@ class SupportMatrix:
         """Number of summary sentences (columns)."""
         return int(self.values.shape[1])
 
-    # --- Aggregation (papers/003 §2.3, Tables 3 and 7) ---
+    # --- Aggregation (the positional-bias paper, §2.3, Tables 3 and 7) ---
 
     def sentence_scores(self, doc_merge: Merge) -> FloatArray:
         """AGG_D over documents for each sentence, ignoring NaN; NaN for an all-NaN column."""
@@ -194,7 +195,7 @@ class SupportMatrix:
         """Number of sentences with no readable value for any document."""
         return int(np.isnan(self.values).all(axis=0).sum())
 
-    # --- Positions (papers/003 §4.2, Appendix C.2); definitions in positions.py ---
+    # --- Positions (the paper's §4.2, Appendix C.2); definitions in positions.py ---
 
     def attribution(self) -> IntArray:
         """Per sentence, the document with the highest support (ties → lowest; all-NaN → -1)."""

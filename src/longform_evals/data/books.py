@@ -20,7 +20,7 @@ from typing import Any
 
 from inspect_ai.dataset import Sample
 
-from longform_evals.data.jsonl import DataError, jsonl_records, read_text
+from longform_evals.data.jsonl import DataError, jsonl_records, read_text, require_text
 
 _TITLE_PREFIX = "Title:"
 
@@ -47,13 +47,6 @@ def _txt_book(path: Path) -> Sample:
     return _book_sample(path.stem, title, text, str(path))
 
 
-def _require(record: dict[str, Any], key: str, where: str) -> str:
-    value = record.get(key)
-    if not isinstance(value, str | int) or (isinstance(value, str) and not value.strip()):
-        raise DataError(f"{where}: missing or empty field {key!r}")
-    return str(value)
-
-
 def bundled_books_dir() -> Path:
     """Folder of the stories written for and shipped with this project."""
     return Path(str(resources.files("longform_evals.data").joinpath("books")))
@@ -78,8 +71,8 @@ def load_books(data: str | Path | None = None) -> list[Sample]:
         samples = []
         for number, record in jsonl_records(path):
             where = f"{path}:{number}"
-            book_id = _require(record, "id", where)
-            text = _require(record, "text", where)
+            book_id = require_text(record, "id", where, integers=True)
+            text = require_text(record, "text", where, integers=True)
             title = str(record.get("title") or book_id)
             samples.append(_book_sample(book_id, title, text, where))
         if not samples:
@@ -102,7 +95,7 @@ def load_summaries(path: str | Path) -> list[Sample]:
     samples = []
     for number, record in jsonl_records(path):
         where = f"{path}:{number}"
-        summary_id = _require(record, "id", where)
+        summary_id = require_text(record, "id", where, integers=True)
         summary = record.get("summary")
         if not isinstance(summary, str):
             raise DataError(f"{where}: missing field 'summary' (a string)")

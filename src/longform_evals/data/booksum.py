@@ -38,13 +38,12 @@ from typing import Any
 
 from inspect_ai.dataset import Sample
 
-from longform_evals.data.jsonl import DataError, jsonl_records
+from longform_evals.data.jsonl import DataError, jsonl_records, require_text
 from longform_evals.data.reading_samples import (
     existing_file,
     hf_rows,
     optional_text,
     require_mapping,
-    require_text,
     text_hash,
 )
 

@@ -14,17 +14,19 @@ from __future__ import annotations
 import codecs
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 __all__ = [
     "MAX_JSON_INT_DIGITS",
     "DataError",
+    "folder_files",
     "jsonl_records",
     "parse_json",
     "read_json",
     "read_text",
+    "require_text",
 ]
 
 MAX_JSON_INT_DIGITS = 100
@@ -180,3 +182,28 @@ def jsonl_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
         if not isinstance(record, dict):
             raise DataError(f"{path}:{number}: expected a JSON object")
         yield number, record
+
+
+def require_text(record: Mapping[str, Any], key: str, where: str, *, integers: bool = False) -> str:
+    """``record[key]`` if it is a non-blank string (or, with ``integers``, an integer, as
+    text), else a DataError naming the field.
+    """
+    value = record.get(key)
+    if integers and isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    if not isinstance(value, str) or not value.strip():
+        kind = "a non-empty string" + (" or an integer" if integers else "")
+        raise DataError(f"{where}: missing or empty field {key!r} ({kind})")
+    return value
+
+
+def folder_files(folder: Path, suffix: str, what: str) -> list[Path]:
+    """The files of ``folder`` ending in ``suffix``, sorted by name.
+
+    Raises:
+        DataError: when there is none (``what`` names them: ``.jsonl files``).
+    """
+    files = sorted(p for p in folder.glob(f"*{suffix}") if p.is_file())
+    if not files:
+        raise DataError(f"{folder}: folder holds no {what}")
+    return files

@@ -63,7 +63,7 @@ from typing import Any, Literal
 
 from inspect_ai.dataset import Sample
 
-from longform_evals.data.jsonl import DataError, jsonl_records
+from longform_evals.data.jsonl import DataError, folder_files, jsonl_records, require_text
 from longform_evals.text import split_sentences
 
 __all__ = [
@@ -176,10 +176,7 @@ def _jsonl_files(path: Path) -> list[Path]:
     if not path.exists():
         raise DataError(f"{path}: no such file or folder")
     if path.is_dir():
-        files = sorted(p for p in path.glob("*.jsonl") if p.is_file())
-        if not files:
-            raise DataError(f"{path}: folder holds no .jsonl files")
-        return files
+        return folder_files(path, ".jsonl", ".jsonl files")
     return [path]
 
 
@@ -209,13 +206,6 @@ def _documents(record: dict[str, Any], where: str) -> list[str]:
         # Blank entries are kept among others (ranking refers to positions), not alone.
         raise DataError(f"{where}: 'documents' is empty: no document has any text")
     return list(docs)
-
-
-def _summary(record: dict[str, Any], where: str) -> str:
-    summary = record.get("summary")
-    if not isinstance(summary, str) or not summary.strip():
-        raise DataError(f"{where}: missing or empty field 'summary'")
-    return summary
 
 
 def _labels(record: dict[str, Any], where: str) -> int | list[int | None]:
@@ -322,7 +312,6 @@ def load_longformfact_with_report(
     files: dict[str, Path] = {}
     reasons: dict[str, Counter[str]] = {}
     skipped: list[str] = []
-    n_simple = 0
     samples: list[Sample] = []
     for path in _jsonl_files(Path(source)):
         for number, record in jsonl_records(path):
@@ -334,52 +323,64 @@ def load_longformfact_with_report(
                 continue
             in_scope[subset] = in_scope.get(subset, 0) + 1
             files.setdefault(subset, path)
-            documents = _documents(record, where)
-            summary = _summary(record, where)
-            labels = _labels(record, where)
-            if isinstance(labels, list):
-                level = "sentence"
-                try:
-                    sentences, splitter = _align(summary, len(labels), where)
-                except _Misaligned as exc:
-                    if on_mismatch == "raise":
-                        raise DataError(str(exc)) from None
-                    skipped.append(str(exc))
-                    reasons.setdefault(subset, Counter())[_MISALIGNED] += 1
-                    continue
-            else:
-                level = "summary"
-                sentences, splitter = split_sentences(summary), "split_sentences"
-            n_simple += splitter == "simple"
+            try:
+                samples.append(_record_sample(record, f"{subset}-{index}", subset, where))
+            except _Misaligned as exc:
+                if on_mismatch == "raise":
+                    raise DataError(str(exc)) from None
+                skipped.append(str(exc))
+                reasons.setdefault(subset, Counter())[_MISALIGNED] += 1
+                continue
             loaded[subset] = loaded.get(subset, 0) + 1
-            samples.append(
-                Sample(
-                    id=f"{subset}-{index}",
-                    input=INSTRUCTION,
-                    metadata={
-                        "subset": subset,
-                        "documents": documents,
-                        "summary": summary,
-                        "summary_sentences": sentences,
-                        "label_level": level,
-                        "labels": labels,
-                        "ranking": _ranking(record, len(documents), where),
-                        "model": _optional_str(record, "model", where),
-                        "sentence_split": splitter,
-                        "source_id": _optional_str(record, "id", where),
-                        "source": where,
-                    },
-                )
-            )
-    if wanted is not None:
-        absent = sorted(wanted - set(counters))
-        if absent:
-            found = ", ".join(sorted(counters)) or "none"
-            raise DataError(
-                f"{source}: no records of subset(s) {', '.join(absent)} (found {found})"
-            )
+    _check_wanted(source, wanted, counters)
     _check_all_skipped(in_scope, loaded, reasons, files)
+    n_simple = sum((s.metadata or {}).get("sentence_split") == "simple" for s in samples)
     return samples, LoadReport(loaded=loaded, skipped=tuple(skipped), simple_split=n_simple)
+
+
+def _record_sample(record: dict[str, Any], sample_id: str, subset: str, where: str) -> Sample:
+    """One record as a sample (its sentences aligned with sentence labels).
+
+    Raises:
+        DataError: for a bad field.
+        _Misaligned: when sentence labels cannot be aligned with the summary's sentences.
+    """
+    documents = _documents(record, where)
+    summary = require_text(record, "summary", where)
+    labels = _labels(record, where)
+    if isinstance(labels, list):
+        level = "sentence"
+        sentences, splitter = _align(summary, len(labels), where)
+    else:
+        level = "summary"
+        sentences, splitter = split_sentences(summary), "split_sentences"
+    return Sample(
+        id=sample_id,
+        input=INSTRUCTION,
+        metadata={
+            "subset": subset,
+            "documents": documents,
+            "summary": summary,
+            "summary_sentences": sentences,
+            "label_level": level,
+            "labels": labels,
+            "ranking": _ranking(record, len(documents), where),
+            "model": _optional_str(record, "model", where),
+            "sentence_split": splitter,
+            "source_id": _optional_str(record, "id", where),
+            "source": where,
+        },
+    )
+
+
+def _check_wanted(source: str | Path, wanted: set[str] | None, counters: dict[str, int]) -> None:
+    """Fail when a requested subset has no record at all."""
+    if wanted is None:
+        return
+    absent = sorted(wanted - set(counters))
+    if absent:
+        found = ", ".join(sorted(counters)) or "none"
+        raise DataError(f"{source}: no records of subset(s) {', '.join(absent)} (found {found})")
 
 
 def load_longformfact(

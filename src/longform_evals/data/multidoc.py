@@ -9,18 +9,23 @@ summary, used to rank documents when ``ranking`` is absent). Other fields (LongF
 Blank documents among others are kept (``ranking`` refers to positions, the published
 multinews records have them, and the faithfulness scorer lists and skips them), but a record
 whose documents are all blank is rejected here rather than after it has been summarized.
+
+:func:`sample_documents` reads the documents back from any sample's metadata (the shared
+``documents`` / ``document`` fields of every loader), for the solvers and scorers.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from inspect_ai.dataset import Sample
 
 from longform_evals.data.jsonl import DataError, jsonl_records
 
-__all__ = ["INSTRUCTION", "load_multidoc"]
+__all__ = ["INSTRUCTION", "load_multidoc", "sample_documents"]
 
 INSTRUCTION = "Summarize the documents in the sample metadata."
 """The ``input`` of every sample; the documents are in the metadata."""
@@ -102,3 +107,36 @@ def load_multidoc(path: str | Path) -> list[Sample]:
     if not samples:
         raise DataError(f"{file}: no samples")
     return samples
+
+
+def sample_documents(
+    metadata: Mapping[str, Any] | None, sample_id: object, default: str | None = None
+) -> list[str]:
+    """The source documents of a sample: ``metadata["documents"]`` (a non-empty list of
+    texts), else ``[metadata["document"]]``, else ``[default]`` when one is given (a
+    summarizer's input text).
+
+    Raises:
+        ValueError: naming the sample, when it has no documents (and no default), or they are
+            not texts.
+    """
+    metadata = metadata or {}
+    docs = metadata.get("documents")
+    if docs is None:
+        one = metadata.get("document", default)
+        if one is None:
+            raise ValueError(
+                f"sample {sample_id!r} has no source documents: it needs metadata['documents'] "
+                "(a list of texts) or metadata['document']"
+            )
+        if not isinstance(one, str):
+            raise ValueError(
+                f"sample {sample_id!r}: metadata['document'] must be a string, "
+                f"not {type(one).__name__}"
+            )
+        return [one]
+    if not isinstance(docs, list) or not docs or not all(isinstance(d, str) for d in docs):
+        raise ValueError(
+            f"sample {sample_id!r}: metadata['documents'] must be a non-empty list of texts"
+        )
+    return list(docs)

@@ -32,7 +32,7 @@ from typing import Any
 
 from inspect_ai.dataset import Sample
 
-from longform_evals.data.jsonl import DataError, jsonl_records
+from longform_evals.data.jsonl import DataError, jsonl_records, require_text
 from longform_evals.data.reading_samples import (
     ReadingDoc,
     ReadingQuestion,
@@ -42,7 +42,6 @@ from longform_evals.data.reading_samples import (
     reading_samples,
     require_answers,
     require_mapping,
-    require_text,
     snippet,
     text_hash,
 )

@@ -39,7 +39,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Literal, cast
 
-from longform_evals.data.jsonl import DataError, jsonl_records
+from longform_evals.data.jsonl import DataError, jsonl_records, require_text
 
 Label = Literal["exact", "partial", "wrong", "off"]
 
@@ -84,18 +84,8 @@ def bundled_planted_answers() -> Path:
     )
 
 
-def _text(record: dict[str, Any], field: str, where: str) -> str:
-    """A required non-empty string field of `record`; anything else is a DataError."""
-    if field not in record:
-        raise DataError(f"{where}: missing field {field!r}")
-    value = record[field]
-    if not isinstance(value, str) or not value.strip():
-        raise DataError(f"{where}: field {field!r} must be a non-empty string, got {value!r}")
-    return value
-
-
 def _choice(record: dict[str, Any], field: str, allowed: tuple[str, ...], where: str) -> str:
-    value = _text(record, field, where)
+    value = require_text(record, field, where)
     if value not in allowed:
         raise DataError(f"{where}: unknown {field} {value!r} (expected one of {list(allowed)})")
     return value
@@ -123,7 +113,7 @@ def load_planted_answers(
     seen: set[str] = set()
     for line, record in jsonl_records(source):
         where = f"{source}:{line}"
-        question_id = _text(record, "id", where)
+        question_id = require_text(record, "id", where)
         where = f"{where} (question {question_id})"
         missing = [f for f in _QUESTION_FIELDS if f not in record]
         if missing:
@@ -133,8 +123,8 @@ def load_planted_answers(
         seen.add(question_id)
         record_split = _choice(record, "split", SPLITS, where)
         kind = _choice(record, "kind", QUESTION_KINDS, where)
-        question = _text(record, "question", where)
-        reference = _text(record, "reference", where)
+        question = require_text(record, "question", where)
+        reference = require_text(record, "reference", where)
         raw_answers = record["answers"]
         if not isinstance(raw_answers, list) or not raw_answers:
             raise DataError(f"{where}: field 'answers' must be a non-empty list")
@@ -155,8 +145,8 @@ def load_planted_answers(
                     question=question,
                     reference=reference,
                     label=label,
-                    answer_kind=_text(raw, "kind", at),
-                    text=_text(raw, "text", at),
+                    answer_kind=require_text(raw, "kind", at),
+                    text=require_text(raw, "text", at),
                 )
             )
         lacking = [label for label in LABELS if all(a.label != label for a in parsed)]

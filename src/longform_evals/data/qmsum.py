@@ -41,7 +41,13 @@ from typing import Any
 
 from inspect_ai.dataset import Sample
 
-from longform_evals.data.jsonl import DataError, jsonl_records, read_json
+from longform_evals.data.jsonl import (
+    DataError,
+    folder_files,
+    jsonl_records,
+    read_json,
+    require_text,
+)
 from longform_evals.data.reading_samples import (
     ReadingDoc,
     ReadingQuestion,
@@ -49,7 +55,6 @@ from longform_evals.data.reading_samples import (
     describe,
     reading_samples,
     require_mapping,
-    require_text,
     snippet,
 )
 
@@ -78,10 +83,7 @@ def _meetings(path: Path) -> Iterator[tuple[Mapping[str, Any], str, str | None]]
     if not path.exists():
         raise DataError(f"QMSum data not found: {path}")
     if path.is_dir():
-        files = sorted(p for p in path.glob("*.json") if p.is_file())
-        if not files:
-            raise DataError(f"{path}: folder holds no .json meeting files")
-        for file in files:
+        for file in folder_files(path, ".json", ".json meeting files"):
             yield _json_meeting(file), str(file), file.stem
     elif path.suffix == ".jsonl":
         for number, record in jsonl_records(path):

@@ -34,7 +34,7 @@ from typing import Any
 
 from inspect_ai.dataset import Sample
 
-from longform_evals.data.jsonl import DataError, jsonl_records
+from longform_evals.data.jsonl import DataError, jsonl_records, require_text
 from longform_evals.data.reading_samples import (
     ReadingDoc,
     ReadingQuestion,
@@ -45,7 +45,6 @@ from longform_evals.data.reading_samples import (
     optional_text,
     reading_samples,
     require_mapping,
-    require_text,
     snippet,
     text_hash,
 )

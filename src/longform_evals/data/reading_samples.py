@@ -46,7 +46,6 @@ __all__ = [
     "reading_samples",
     "require_answers",
     "require_mapping",
-    "require_text",
     "snippet",
     "text_hash",
 ]
@@ -170,14 +169,6 @@ def require_mapping(value: object, where: str) -> Mapping[str, Any]:
     """``value`` if it is a JSON object (a mapping), else a DataError."""
     if not isinstance(value, Mapping):
         raise DataError(f"{where}: expected an object, not {type(value).__name__}")
-    return value
-
-
-def require_text(record: Mapping[str, Any], key: str, where: str) -> str:
-    """``record[key]`` if it is a non-blank string, else a DataError naming the field."""
-    value = record.get(key)
-    if not isinstance(value, str) or not value.strip():
-        raise DataError(f"{where}: missing or empty field {key!r} (a string)")
     return value
 
 

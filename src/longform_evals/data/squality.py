@@ -31,13 +31,12 @@ from typing import Any
 
 from inspect_ai.dataset import Sample
 
-from longform_evals.data.jsonl import DataError, jsonl_records
+from longform_evals.data.jsonl import DataError, jsonl_records, require_text
 from longform_evals.data.reading_samples import (
     bounded_int,
     existing_file,
     hf_rows,
     require_mapping,
-    require_text,
     snippet,
 )
 

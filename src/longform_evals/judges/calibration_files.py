@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-__all__ = ["calibration_name", "read_calibration"]
+__all__ = ["calibration_name", "load_calibration_file", "read_calibration"]
+
+C = TypeVar("C")
 
 
 def calibration_name(model: str) -> str:
@@ -36,3 +39,17 @@ def read_calibration(kind: str, model: str, path: str | None = None) -> tuple[An
     if not resource.is_file():
         return None
     return json.loads(resource.read_text(encoding="utf-8")), f"packaged {name}"
+
+
+def load_calibration_file(
+    kind: str, model: str, path: str | None, parse: Callable[[Any, str], C], uncalibrated: C
+) -> C:
+    """``parse(data, source)`` of the calibration :func:`read_calibration` finds, or
+    ``uncalibrated`` when none is packaged for the model.
+
+    Raises:
+        FileNotFoundError: if `path` is given and does not exist.
+        ValueError: if the file is not JSON, or ``parse`` finds it malformed.
+    """
+    found = read_calibration(kind, model, path)
+    return uncalibrated if found is None else parse(*found)

@@ -6,19 +6,34 @@ the calls are issued text by text for that reason. The support value is P(yes) r
 first answer token's log-probabilities when the provider returns them (a graded value the
 threshold can be calibrated on), else 1.0 / 0.0 from the answer text; an answer that is
 neither yes nor no is a missing value (None), which reducers ignore and the scorer counts.
+
+:class:`LLMSupportJudge` is this judge as a :class:`~longform_evals.judges.support.SupportJudge`
+(the `llm` judge of the `faithfulness` scorer): the `grader` role, its calibration's prompt.
 """
 
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from inspect_ai.model import GenerateConfig, Model
+from inspect_ai.model import GenerateConfig, Model, get_model
 
+from longform_evals.judges.faithfulness_calibration import load_calibration
 from longform_evals.judges.injection import as_data
+from longform_evals.judges.support import JudgeOptions, JudgeSetup, SupportJudgement
 from longform_evals.judges.yes_no import p_yes_from_logprobs, parse_yes_no
 from longform_evals.models.identity import cache_policy
 from longform_evals.prompts import load_prompt
+
+__all__ = [
+    "JUDGE_PROMPTS",
+    "FaithfulnessSettings",
+    "LLMSupportJudge",
+    "SupportJudgement",
+    "check_prompt",
+    "judge_support",
+    "support_rows",
+]
 
 JUDGE_PROMPTS: tuple[str, ...] = ("judge", "judge_examples")
 """The faithfulness prompt templates: `judge` (instruction only, asks for a reason) and
@@ -51,15 +66,6 @@ class FaithfulnessSettings:
         if self.prompt not in JUDGE_PROMPTS:
             known = ", ".join(JUDGE_PROMPTS)
             raise ValueError(f"unknown faithfulness prompt {self.prompt!r}; available: {known}")
-
-
-@dataclass(frozen=True)
-class SupportJudgement:
-    """One (text, sentence) judgement."""
-
-    value: float | None
-    source: str  # "logprobs", "text" or "missing"
-    answer: str
 
 
 async def judge_support(
@@ -102,3 +108,39 @@ async def support_rows(
     flat = await asyncio.gather(*[judge_support(model, t, s, settings) for t, s in pairs])
     n = len(sentences)
     return [list(flat[i * n : (i + 1) * n]) for i in range(len(texts))]
+
+
+def check_prompt(prompt: str | None) -> None:
+    """Fail on a template name that is not one of :data:`JUDGE_PROMPTS` (None: calibrated)."""
+    if prompt is not None and prompt not in JUDGE_PROMPTS:
+        raise ValueError(f"unknown faithfulness prompt {prompt!r}; available: {JUDGE_PROMPTS}")
+
+
+@dataclass(frozen=True)
+class LLMSupportJudge:
+    """The `llm` support judge: the `grader` model answers yes/no per (text, sentence).
+
+    Its prompt, chunking and thresholds come from the grader's calibration (or the file
+    `options.calibration` names) unless the options give a prompt.
+    """
+
+    options: JudgeOptions = field(default_factory=JudgeOptions)
+
+    def __post_init__(self) -> None:
+        check_prompt(self.options.prompt)
+
+    def setup(self) -> JudgeSetup:
+        name = str(get_model(role="grader"))
+        cal = load_calibration(name, self.options.calibration)
+        return JudgeSetup(name, cal, self.options.prompt or cal.prompt, cal.chunking)
+
+    async def support_rows(
+        self, setup: JudgeSetup, texts: list[str], sentences: list[str]
+    ) -> list[list[SupportJudgement]]:
+        settings = FaithfulnessSettings(
+            max_tokens=self.options.max_tokens,
+            cache=self.options.cache,
+            prompts_dir=self.options.prompts_dir,
+            prompt=setup.prompt or "judge",
+        )
+        return await support_rows(get_model(role="grader"), texts, sentences, settings)

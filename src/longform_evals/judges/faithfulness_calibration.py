@@ -15,7 +15,7 @@ from functools import lru_cache
 from itertools import product
 
 from longform_evals.analysis import MERGES
-from longform_evals.judges.calibration_files import read_calibration
+from longform_evals.judges.calibration_files import load_calibration_file
 
 SUMMARY_AGGREGATIONS: tuple[str, ...] = tuple(f"{d}_{s}" for d, s in product(MERGES, MERGES))
 """AGG_D-then-AGG_S aggregations, named `<doc merge>_<sentence merge>`."""
@@ -73,11 +73,7 @@ def _parse(data: dict[str, object], source: str) -> JudgeCalibration:
 
 @lru_cache(maxsize=16)
 def load_calibration(model: str, path: str | None = None) -> JudgeCalibration:
-    """The calibration of a judge model (`gguf/qwen2.5-coder-1.5b`), or of an explicit file.
-
-    Raises:
-        FileNotFoundError: if `path` is given and does not exist.
-        ValueError: if the file is malformed.
-    """
-    found = read_calibration("faithfulness", model, path)
-    return JudgeCalibration(source="uncalibrated") if found is None else _parse(*found)
+    """The calibration of a judge model (`gguf/qwen2.5-coder-1.5b`), or of an explicit file;
+    errors as :func:`~longform_evals.judges.calibration_files.load_calibration_file`."""
+    uncalibrated = JudgeCalibration(source="uncalibrated")
+    return load_calibration_file("faithfulness", model, path, _parse, uncalibrated)

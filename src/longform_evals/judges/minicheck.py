@@ -20,6 +20,9 @@ The first three run locally with torch and transformers (the ``minicheck`` extra
 never downloaded here: ``from_pretrained(..., local_files_only=True)`` reads a local folder or
 the Hugging Face hub cache, and a missing model is a :class:`MiniCheckModelNotFoundError`.
 Models are loaded once per (path, kind, device) and shared by all judges in the process.
+
+:class:`MiniCheckSupportJudge` is any of the four as a
+:class:`~longform_evals.judges.support.SupportJudge` of the `faithfulness` scorer.
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ from inspect_ai.model import (
     get_model,
 )
 
-from longform_evals.judges.faithfulness import SupportJudgement
+from longform_evals.judges.faithfulness_calibration import JudgeCalibration
 from longform_evals.judges.minicheck_chunking import (
     CLASSIFIER_CHUNK_TOKENS,
     LLM_CHUNK_TOKENS,
@@ -48,6 +51,7 @@ from longform_evals.judges.minicheck_chunking import (
     minicheck_chunks,
     word_count,
 )
+from longform_evals.judges.support import JudgeOptions, JudgeSetup, SupportJudgement
 from longform_evals.judges.yes_no import p_yes_from_logprobs, parse_yes_no
 from longform_evals.models.identity import cache_policy
 from longform_evals.text import TokenizerLike, get_tokenizer
@@ -64,6 +68,7 @@ __all__ = [
     "MiniCheckJudge",
     "MiniCheckLLMJudge",
     "MiniCheckModelNotFoundError",
+    "MiniCheckSupportJudge",
     "minicheck_judge",
     "minicheck_support_rows",
 ]
@@ -414,3 +419,29 @@ async def minicheck_support_rows(
         ]
         for row in matrix
     ]
+
+
+class MiniCheckSupportJudge:
+    """A MiniCheck judge (by name) as a support judge of the `faithfulness` scorer.
+
+    Built once, with the options a MiniCheck judge reads: `path`, and for the local
+    classifiers `device` and `batch_size`. It chunks each text itself (the scorer's units are
+    natural documents unless told otherwise) and has no calibration: thresholds are 0.5.
+    """
+
+    def __init__(self, name: str, options: JudgeOptions | None = None) -> None:
+        options = options or JudgeOptions()
+        local = name in MINICHECK_MODELS and MINICHECK_MODELS[name][0] != "7b"
+        extra: dict[str, Any] = (
+            {"batch_size": options.batch_size, "device": options.device} if local else {}
+        )
+        self.name = name
+        self.judge = minicheck_judge(name, path=options.path, **extra)
+
+    def setup(self) -> JudgeSetup:
+        return JudgeSetup(self.name, JudgeCalibration(source="none (MiniCheck)"), None, "natural")
+
+    async def support_rows(
+        self, setup: JudgeSetup, texts: list[str], sentences: list[str]
+    ) -> list[list[SupportJudgement]]:
+        return await minicheck_support_rows(self.judge, texts, sentences)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-from longform_evals.judges.calibration_files import read_calibration
+from longform_evals.judges.calibration_files import load_calibration_file
 
 RaterRule = Literal["auto", "verdicts", "calibrated"]
 RATER_RULES: tuple[str, ...] = ("auto", "verdicts", "calibrated")
@@ -63,14 +63,10 @@ def _parse(data: object, source: str) -> RaterCalibration:
 
 @lru_cache(maxsize=16)
 def load_rater_calibration(model: str, path: str | None = None) -> RaterCalibration:
-    """The rater calibration of a grader model (`gguf/qwen2.5-coder-1.5b`), or of a file.
-
-    Raises:
-        FileNotFoundError: if `path` is given and does not exist.
-        ValueError: if the file is malformed.
-    """
-    found = read_calibration("raters", model, path)
-    return RaterCalibration(source="uncalibrated") if found is None else _parse(*found)
+    """The rater calibration of a grader model (`gguf/qwen2.5-coder-1.5b`), or of a file;
+    errors as :func:`~longform_evals.judges.calibration_files.load_calibration_file`."""
+    uncalibrated = RaterCalibration(source="uncalibrated")
+    return load_calibration_file("raters", model, path, _parse, uncalibrated)
 
 
 def check_rule(rule: str) -> str:

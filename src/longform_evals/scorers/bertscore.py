@@ -33,7 +33,12 @@ from inspect_ai.solver import TaskState
 
 from longform_evals.scorers.limited import unless_limited
 from longform_evals.scorers.rouge import reference_texts
-from longform_evals.scorers.unscorable import EMPTY_SUMMARY, check_text, unscorable_metrics
+from longform_evals.scorers.unscorable import (
+    EMPTY_SUMMARY,
+    TextCheck,
+    check_text,
+    unscorable_metrics,
+)
 
 __all__ = ["DEFAULT_MODEL_NAME", "bertscore", "default_model"]
 
@@ -124,6 +129,27 @@ def _truncated(scorer_: Any, texts: Sequence[str]) -> bool:
     return any(len(tokenizer.encode(t, add_special_tokens=True)) > limit for t in texts)
 
 
+def _resolve_model(model: str | None, num_layers: int | None) -> tuple[str, int | None]:
+    """The model path and layer to load: as given, or the default model's (offline)."""
+    if model is not None:
+        return model, num_layers
+    # The default model is a local folder; offline mode keeps transformers from asking the hub
+    # about it.
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    path, layers = default_model()
+    return path, num_layers if num_layers is not None else layers
+
+
+def _unscorable_score(answer: str, check: TextCheck, info: dict[str, Any]) -> Score:
+    """The score of an answer without words: NaN values, no model loaded."""
+    return Score(
+        value={**dict.fromkeys(_KEYS, math.nan), **check.values(math.nan)},
+        answer=answer,
+        explanation=check.explanation("answer"),
+        metadata={**info, "empty_answer": check.problem == EMPTY_SUMMARY},
+    )
+
+
 @scorer(metrics={**{key: [mean(), stderr()] for key in _KEYS}, **unscorable_metrics()})
 def bertscore(
     model: str | None = None,
@@ -163,18 +189,9 @@ def bertscore(
         raise ValueError(f"batch_size must be at least 1, not {batch_size}")
     model_label = model or DEFAULT_MODEL_NAME
 
-    def resolve() -> tuple[str, int | None]:
-        if model is not None:
-            return model, num_layers
-        # The default model is a local folder; offline mode keeps transformers from asking
-        # the hub about it.
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        path, layers = default_model()
-        return path, num_layers if num_layers is not None else layers
-
     async def score(state: TaskState, target: Target) -> Score:
         references = reference_texts(state, target)
-        model_path, layers = resolve()
+        model_path, layers = _resolve_model(model, num_layers)
         info: dict[str, Any] = {
             "model": model_label,
             "num_layers": layers,
@@ -186,12 +203,7 @@ def bertscore(
         check = check_text(answer)
         info.update(check.metadata())
         if check.problem:
-            return Score(
-                value={**dict.fromkeys(_KEYS, math.nan), **check.values(math.nan)},
-                answer=answer,
-                explanation=check.explanation("answer"),
-                metadata={**info, "empty_answer": check.problem == EMPTY_SUMMARY},
-            )
+            return _unscorable_score(answer, check, info)
         scorer_ = _load(model_path, layers, idf, batch_size, device)
         # Runs synchronously: idf weights live on the shared scorer object, so no other
         # sample may interleave between computing and using them.

@@ -17,6 +17,7 @@ fragments of a worded summary are not judged and are listed in the metadata.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from inspect_ai.model import Model, get_model
@@ -27,7 +28,7 @@ from longform_evals.judges.coherence import JudgeSettings, SentenceVerdict, judg
 from longform_evals.judges.coherence_probe import ProbeSettings, probe_summary, thresholds_for
 from longform_evals.judges.coherence_types import ERROR_TYPES
 from longform_evals.scorers.limited import unless_limited
-from longform_evals.scorers.unscorable import check_text, unscorable_metrics
+from longform_evals.scorers.unscorable import TextCheck, check_text, unscorable_metrics
 
 ScorerMode = Literal["auto", "sentence", "batched", "probe"]
 
@@ -70,6 +71,30 @@ def resolve_mode(mode: ScorerMode, model: Model) -> Literal["sentence", "batched
     return "probe" if str(model).startswith("gguf/") else "sentence"
 
 
+def _unjudged_score(summary: str, check: TextCheck, mode: str, judge: str) -> Score:
+    """The score of a summary without words: no judge call."""
+    empty = booookscore_values([], 0)
+    return Score(
+        value={**empty, **check.values(empty["booookscore"])},
+        answer=summary,
+        explanation=check.explanation(),
+        metadata={"mode": mode, "judge": judge, **check.metadata(), "sentences": []},
+    )
+
+
+def _explanation(verdicts: Sequence[SentenceVerdict], check: TextCheck) -> str:
+    """How many sentences were flagged (each listed with its types) and how many unread."""
+    flagged = [v for v in verdicts if v.parsed and v.confused]
+    failed = [v for v in verdicts if not v.parsed]
+    explanation = (
+        f"{len(flagged)} of {len(verdicts)} sentences flagged, {len(failed)} unreadable"
+        + "".join(f"\n- [{v.index}] {', '.join(v.types)}: {v.sentence}" for v in flagged)
+    )
+    if check.wordless:
+        explanation += f"\n{len(check.wordless)} wordless fragment(s) not judged"
+    return explanation
+
+
 @scorer(metrics=_METRICS)
 def booookscore(
     mode: ScorerMode = "auto",
@@ -103,18 +128,7 @@ def booookscore(
         judge = get_model(role="grader")
         resolved = resolve_mode(mode, judge)
         if check.problem:
-            empty = booookscore_values([], 0)
-            return Score(
-                value={**empty, **check.values(empty["booookscore"])},
-                answer=summary,
-                explanation=check.explanation(),
-                metadata={
-                    "mode": resolved,
-                    "judge": str(judge),
-                    **check.metadata(),
-                    "sentences": [],
-                },
-            )
+            return _unjudged_score(summary, check, resolved, str(judge))
         extra: dict[str, Any] = {}
         if resolved == "probe":
             probe_settings = ProbeSettings(
@@ -135,18 +149,10 @@ def booookscore(
                 ),
             )
         values = booookscore_values(verdicts, calls)
-        flagged = [v for v in verdicts if v.parsed and v.confused]
-        failed = [v for v in verdicts if not v.parsed]
-        explanation = (
-            f"{len(flagged)} of {len(verdicts)} sentences flagged, {len(failed)} unreadable"
-            + "".join(f"\n- [{v.index}] {', '.join(v.types)}: {v.sentence}" for v in flagged)
-        )
-        if check.wordless:
-            explanation += f"\n{len(check.wordless)} wordless fragment(s) not judged"
         return Score(
             value={**values, **check.values(values["booookscore"])},
             answer=summary,
-            explanation=explanation,
+            explanation=_explanation(verdicts, check),
             metadata={
                 "mode": resolved,
                 "judge": str(judge),

@@ -13,32 +13,23 @@ A summary without words is not judged (NaN, the reason counted: see
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from itertools import product
-from typing import Any, Literal
+from typing import Any
 
-from inspect_ai.model import get_model
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
-from longform_evals.analysis import SupportMatrix
-from longform_evals.judges.faithfulness import (
-    JUDGE_PROMPTS,
-    FaithfulnessSettings,
+from longform_evals.analysis import MERGES, Merge, SupportMatrix
+from longform_evals.data.multidoc import sample_documents
+from longform_evals.judges.support import (
+    JudgeOptions,
+    JudgeSetup,
+    SupportJudge,
     SupportJudgement,
-    support_rows,
 )
-from longform_evals.judges.faithfulness_calibration import (
-    JudgeCalibration,
-    load_calibration,
-)
-from longform_evals.judges.minicheck import (
-    MINICHECK_MODELS,
-    MiniCheckJudge,
-    MiniCheckLLMJudge,
-    minicheck_judge,
-    minicheck_support_rows,
-)
+from longform_evals.judges.support_judges import check_judge, support_judge
 from longform_evals.scorers.limited import unless_limited
 from longform_evals.scorers.unscorable import TextCheck, check_text, unscorable_metrics
 from longform_evals.text import (
@@ -49,27 +40,9 @@ from longform_evals.text import (
     split_sentences,
 )
 
-Merge = Literal["max", "mean", "min"]
-MERGES: tuple[Merge, ...] = ("max", "mean", "min")
 AGGREGATIONS: tuple[str, ...] = tuple(f"{d}_{s}" for d, s in product(MERGES, MERGES))
 FULL_AGGREGATIONS: tuple[str, ...] = tuple(f"full_{s}" for s in MERGES)
 VALUE_KEYS: tuple[str, ...] = ("faithfulness", *AGGREGATIONS, *FULL_AGGREGATIONS)
-
-
-def sample_documents(state: TaskState) -> list[str]:
-    """The source documents of a sample: `metadata["documents"]`, or `metadata["document"]`."""
-    docs = state.metadata.get("documents")
-    if docs is None and isinstance(state.metadata.get("document"), str):
-        docs = [state.metadata["document"]]
-    if not isinstance(docs, list) or not docs:
-        raise ValueError(
-            f"sample {state.sample_id!r} has no source documents: faithfulness needs "
-            "metadata['documents'] (a list of texts) or metadata['document']"
-        )
-    bad = [i for i, d in enumerate(docs) if not isinstance(d, str)]
-    if bad:
-        raise ValueError(f"sample {state.sample_id!r}: documents {bad} are not text")
-    return [str(d) for d in docs]
 
 
 def summary_sentences(state: TaskState, summary: str) -> list[str]:
@@ -101,30 +74,13 @@ def _doc_rows(
     return rows
 
 
-def _check_options(
-    judge: str, doc_merge: str, sentence_merge: str, chunking: str | None, prompt: str | None
-) -> None:
-    """Fail at task construction on an unknown judge, merge, chunking mode or prompt."""
-    if judge != "llm" and judge not in MINICHECK_MODELS:
-        known = ", ".join(["llm", *MINICHECK_MODELS])
-        raise ValueError(f"unknown faithfulness judge {judge!r}; available: {known}")
+def _check_options(judge: str, doc_merge: str, sentence_merge: str, chunking: str | None) -> None:
+    """Fail at task construction on an unknown judge, merge or chunking mode."""
+    check_judge(judge)
     if doc_merge not in MERGES or sentence_merge not in MERGES:
         raise ValueError(f"doc_merge and sentence_merge must be one of {MERGES}")
     if chunking is not None:
         parse_chunk_mode(chunking)
-    if prompt is not None and prompt not in JUDGE_PROMPTS:
-        raise ValueError(f"unknown faithfulness prompt {prompt!r}; available: {JUDGE_PROMPTS}")
-
-
-def _minicheck_of(
-    judge: str, path: str | None, device: str, batch_size: int
-) -> MiniCheckJudge | MiniCheckLLMJudge | None:
-    """The MiniCheck judge `judge` names (built once, with the scorer), or None for `llm`."""
-    if judge == "llm":
-        return None
-    local = MINICHECK_MODELS[judge][0] != "7b"
-    options: dict[str, Any] = {"batch_size": batch_size, "device": device} if local else {}
-    return minicheck_judge(judge, path=path, **options)
 
 
 def _unscorable_score(summary: str, check: TextCheck) -> Score:
@@ -145,9 +101,7 @@ def _unscorable_score(summary: str, check: TextCheck) -> Score:
 class _Resolved:
     """The judge of a sample as the task's model roles and calibration make it."""
 
-    name: str
-    cal: JudgeCalibration
-    settings: FaithfulnessSettings
+    setup: JudgeSetup
     chunking: str
     thresholds: dict[str, float]
     """Summary thresholds per aggregation and for `faithfulness`."""
@@ -178,39 +132,21 @@ class _Judged:
 class _Faithfulness:
     """The scorer's fixed configuration (the factory's checked arguments) and its steps."""
 
-    judge: str
+    judge: SupportJudge
     doc_merge: Merge
     sentence_merge: Merge
     chunking: str | None
     include_full: bool
-    max_tokens: int
-    cache: bool
-    prompts_dir: str | None
-    prompt: str | None
     threshold: float | None
-    calibration: str | None
-    minicheck: MiniCheckJudge | MiniCheckLLMJudge | None
 
     @property
     def aggregation(self) -> str:
         return f"{self.doc_merge}_{self.sentence_merge}"
 
     def resolve(self) -> _Resolved:
-        """The judge's name, its calibration, the settings it is asked with, the chunking
-        and the thresholds."""
-        if self.minicheck is not None:
-            name, cal = self.judge, JudgeCalibration(source="none (MiniCheck)")
-            settings = FaithfulnessSettings()
-        else:
-            name = str(get_model(role="grader"))
-            cal = load_calibration(name, self.calibration)
-            settings = FaithfulnessSettings(
-                max_tokens=self.max_tokens,
-                cache=self.cache,
-                prompts_dir=self.prompts_dir,
-                prompt=self.prompt or cal.prompt,
-            )
-        chunking = self.chunking or (cal.chunking if self.minicheck is None else "natural")
+        """The judge as it stands for this sample, the chunking and the thresholds."""
+        setup = self.judge.setup()
+        cal = setup.calibration
         threshold = self.threshold
         thresholds = {
             key: threshold if threshold is not None else cal.threshold(key)
@@ -218,15 +154,7 @@ class _Faithfulness:
         }
         thresholds["faithfulness"] = thresholds[self.aggregation]
         sentence_threshold = threshold if threshold is not None else cal.sentence_threshold
-        return _Resolved(name, cal, settings, chunking, thresholds, sentence_threshold)
-
-    async def judge_rows(
-        self, texts: list[str], sentences: list[str], settings: FaithfulnessSettings
-    ) -> list[list[SupportJudgement]]:
-        """Support of every sentence by every text, one row a text."""
-        if self.minicheck is not None:
-            return await minicheck_support_rows(self.minicheck, texts, sentences)
-        return await support_rows(get_model(role="grader"), texts, sentences, settings)
+        return _Resolved(setup, self.chunking or setup.chunking, thresholds, sentence_threshold)
 
     async def judge_sample(
         self, state: TaskState, documents: list[str], sentences: list[str], judge: _Resolved
@@ -239,12 +167,12 @@ class _Faithfulness:
         if not kept:
             raise ValueError(f"sample {state.sample_id!r}: every source document is empty")
         units = chunk_documents([documents[i] for i in kept], judge.chunking)
-        unit_rows = await self.judge_rows([u.text for u in units], sentences, judge.settings)
+        unit_rows = await self.judge.support_rows(judge.setup, [u.text for u in units], sentences)
         rows = _doc_rows(unit_rows, [u.doc_index for u in units], len(kept))
         full_rows: list[list[SupportJudgement]] | None = None
         if self.include_full:
-            full_rows = await self.judge_rows(
-                [join_documents([documents[i] for i in kept])], sentences, judge.settings
+            full_rows = await self.judge.support_rows(
+                judge.setup, [join_documents([documents[i] for i in kept])], sentences
             )
         return _Judged(sentences, kept, units, unit_rows, rows, full_rows)
 
@@ -278,11 +206,11 @@ class _Faithfulness:
         the position profiles."""
         kept, units, unit_rows = judged.kept, judged.units, judged.unit_rows
         return {
-            "judge": judge.name,
-            "prompt": judge.settings.prompt if self.minicheck is None else None,
+            "judge": judge.setup.name,
+            "prompt": judge.setup.prompt,
             "aggregation": self.aggregation,
             "chunking": judge.chunking,
-            "calibration": judge.cal.source,
+            "calibration": judge.setup.calibration.source,
             "thresholds": judge.thresholds,
             "sentence_threshold": judge.sentence_threshold,
             "units": [
@@ -310,7 +238,7 @@ class _Faithfulness:
 
     async def score(self, state: TaskState) -> Score:
         """Score one sample's completion."""
-        documents = sample_documents(state)
+        documents = sample_documents(state.metadata, state.sample_id)
         summary = state.output.completion if state.output else ""
         check = check_text(summary, summary_sentences(state, summary), judged=True)
         if check.problem:
@@ -328,7 +256,7 @@ class _Faithfulness:
                 f"{self.aggregation} over {len(judged.kept)} documents ({len(judged.units)} "
                 f"judge units, {judge.chunking}) x {len(judged.sentences)} sentences = "
                 f"{values['faithfulness']:.3f}; {unread} answers unreadable; "
-                f"thresholds: {judge.cal.source}"
+                f"thresholds: {judge.setup.calibration.source}"
             ),
             metadata=metadata,
         )
@@ -349,15 +277,8 @@ def faithfulness(
     sentence_merge: Merge = "mean",
     chunking: str | None = None,
     include_full: bool = False,
-    max_tokens: int = 1,
-    cache: bool = True,
-    prompts_dir: str | None = None,
-    prompt: str | None = None,
     threshold: float | None = None,
-    calibration: str | None = None,
-    minicheck_path: str | None = None,
-    device: str = "cpu",
-    batch_size: int = 16,
+    judge_options: JudgeOptions | Mapping[str, Any] | None = None,
 ) -> Scorer:
     """Faithfulness of the completion to the sample's documents.
 
@@ -366,7 +287,8 @@ def faithfulness(
     profiles are always per document.
 
     Args:
-        judge: `llm`: the `grader` model answers yes/no per (unit, sentence), P(yes) read from
+        judge: a name of `longform_evals.judges.support_judges.SUPPORT_JUDGES`. `llm`: the
+            `grader` model answers yes/no per (unit, sentence), P(yes) read from
             log-probabilities when available; or a MiniCheck judge (`minicheck-roberta-large`,
             `minicheck-deberta-v3-large`, `minicheck-flan-t5-large`: local classifiers, the
             `minicheck` extra and weights on this machine; `minicheck-7b`: through the
@@ -378,20 +300,16 @@ def faithfulness(
             words). Default: the judge model's calibration (see
             `longform_evals.judges.faithfulness_calibration`), else `natural`.
         include_full: also judge each sentence against all documents at once (`full_*`).
-        max_tokens: judge answer length; 1 (the default) reads just the yes/no word, which is
-            all P(yes) needs; raise it to keep the judge's short reasons in the log.
-        cache: cache judge calls (re-scoring costs no calls).
-        prompts_dir: folder overriding the `faithfulness/` prompts.
-        prompt: the `faithfulness/` template (`judge` or `judge_examples`); default: the
-            judge model's calibration, else `judge`.
         threshold: support at or above which a sentence counts as supported (position
             profiles) and, for meta-evaluation, a summary as faithful. Default: the
             calibrated thresholds of the judge model (per aggregation), else 0.5.
-        calibration: a calibration file to use instead of the packaged one of the judge.
-        minicheck_path: a local folder (or hub id already cached) for a MiniCheck classifier;
-            for `minicheck-7b`, an Inspect model name instead of the `grader` role.
-        device: torch device of a MiniCheck classifier.
-        batch_size: MiniCheck classifier batch size.
+        judge_options: how the judge is built (`longform_evals.judges.support.JudgeOptions`,
+            or a mapping of its fields): the LLM judge's `max_tokens` (1 by default: just the
+            yes/no word, all P(yes) needs), `cache`, `prompts_dir`, `prompt` (`judge` or
+            `judge_examples`; default: the judge model's calibration) and `calibration` (a
+            file instead of the packaged one); a MiniCheck judge's `path` (a local folder or
+            cached hub id; for `minicheck-7b`, an Inspect model name instead of the `grader`
+            role), `device` and `batch_size`.
 
     Returns:
         A scorer whose value holds `faithfulness` (the chosen aggregation), every other
@@ -399,20 +317,14 @@ def faithfulness(
         `scored` (see `longform_evals.scorers.unscorable`); metadata holds the matrix,
         attribution, the position profiles, the thresholds and where they came from.
     """
-    _check_options(judge, doc_merge, sentence_merge, chunking, prompt)
+    _check_options(judge, doc_merge, sentence_merge, chunking)
     config = _Faithfulness(
-        judge=judge,
+        judge=support_judge(judge, JudgeOptions.of(judge_options)),
         doc_merge=doc_merge,
         sentence_merge=sentence_merge,
         chunking=chunking,
         include_full=include_full,
-        max_tokens=max_tokens,
-        cache=cache,
-        prompts_dir=prompts_dir,
-        prompt=prompt,
         threshold=threshold,
-        calibration=calibration,
-        minicheck=_minicheck_of(judge, minicheck_path, device, batch_size),
     )
 
     async def score(state: TaskState, target: Target) -> Score:

@@ -134,7 +134,8 @@ def _bacc(rows: _Rows, thresholds: list[float]) -> float:
 
 @metric
 def bacc_by_order(threshold: float | None = None, key: str = "faithfulness") -> Metric:
-    """Average BACC over subsets under each document order (papers/003, Table 4), and the
+    """Average BACC over subsets under each document order (Table 4 of Wan et al., "On
+    Positional Bias of Faithfulness for Long-form Summarization"), and the
     `sensitivity` (max - min over orders). Orders come from `sample_metadata["order_name"]`
     (:func:`~longform_evals.analysis.ordering.expand_orders`); thresholds as :func:`bacc`."""
 

@@ -1,4 +1,5 @@
-"""Metrics for order-perturbation runs (papers/003, Tables 4 and 5; Figures 2 and 4).
+"""Metrics for order-perturbation runs (Wan et al., "On Positional Bias of Faithfulness for
+Long-form Summarization": Tables 4 and 5; Figures 2 and 4).
 
 * :func:`order_means`: the mean score under each document order (from
   ``sample_metadata["order_name"]``, set by

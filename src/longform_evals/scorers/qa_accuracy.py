@@ -1,6 +1,6 @@
 """Multiple-choice accuracy (QuALITY): the option letter read from the answer vs the gold letter.
 
-The letter is read with :func:`~longform_evals.judges.choice_parse.parse_choice`; an answer it
+The letter is read with :func:`~longform_evals.scorers.choice_parse.parse_choice`; an answer it
 cannot read scores 0 and is counted in `unparsed`, so a drop in accuracy from answers in the
 wrong format is visible apart from wrong answers.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 from inspect_ai.scorer import Score, Scorer, Target, accuracy, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
-from longform_evals.judges.choice_parse import MAX_CHOICES, choice_letter, parse_choice
+from longform_evals.scorers.choice_parse import MAX_CHOICES, choice_letter, parse_choice
 from longform_evals.scorers.limited import unless_limited
 
 

@@ -6,15 +6,17 @@ changed here changes everywhere. This module imports no solver, so every solver 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from typing import Any
 
-from longform_evals.solvers.limits import WORD_RATIO, word_limit
+from longform_evals.solvers.common.summary_limits import WORD_RATIO, word_limit
 
 __all__ = [
     "DEFAULT_CHUNK_SIZE",
     "DEFAULT_CONTEXT_WINDOW",
     "DEFAULT_MAX_SUMMARY_TOKENS",
     "DEFAULT_TEMPERATURE",
+    "NEXUS_DEFAULTS",
     "NEXUS_TEMPERATURE",
     "SummarySettings",
 ]
@@ -80,3 +82,16 @@ class SummarySettings:
     def temperature_or(self, default: float) -> float:
         """The temperature set, else the strategy's ``default``."""
         return default if self.temperature is None else self.temperature
+
+    def remove_artifacts_or(self, default: bool) -> bool:
+        """Whether to remove artifacts: the value set, else the strategy's ``default``."""
+        return default if self.remove_artifacts is None else self.remove_artifacts
+
+    def _repr_params_(self) -> dict[str, Any]:
+        """The fields, for the solver's parameters in the eval log (Inspect calls this)."""
+        return asdict(self)
+
+
+NEXUS_DEFAULTS = SummarySettings(target_words=900)
+"""What :func:`~longform_evals.solvers.nexus.pipeline.nexus_sum` and its stages use when given
+no settings: a 900-word target (the solvers' own default before the shared settings)."""

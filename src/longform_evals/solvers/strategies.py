@@ -3,11 +3,12 @@
 Every task that takes ``-T strategy=`` builds its solver with :func:`summary_solver`, from a
 name, the shared :class:`SummarySettings` and the strategy's own options (``nexus_sum``'s
 ``preprocess`` and ``compress``). The multi-document strategies of
-:func:`~longform_evals.solvers.multidoc.multidoc_summary` are another family, not listed here.
+:func:`~longform_evals.solvers.multidoc.summary.multidoc_summary` are another family, not
+listed here.
 
 To add a strategy: write its solver in a ``solvers/`` module (templates in a ``prompts/``
-folder), add one line to ``_TABLE`` (the factory, a function from the settings to its
-arguments, its own options with their defaults) and test the solver. ``booksum`` and
+folder) whose factory takes the :class:`SummarySettings` first, add one line to ``_TABLE``
+(the factory and its own options with their defaults) and test the solver. ``booksum`` and
 ``squality`` offer it at once; add its name where their docstrings list the strategies
 (``tests/solvers/test_strategies.py`` checks those lists and builds every entry).
 """
@@ -20,15 +21,11 @@ from typing import Any
 
 from inspect_ai.solver import Solver
 
-from longform_evals.solvers.full_context import full_context
-from longform_evals.solvers.hierarchical import hierarchical_merge
-from longform_evals.solvers.incremental import incremental_update
-from longform_evals.solvers.nexus_sum import nexus_sum
-from longform_evals.solvers.settings import (
-    DEFAULT_TEMPERATURE,
-    NEXUS_TEMPERATURE,
-    SummarySettings,
-)
+from longform_evals.solvers.nexus.pipeline import nexus_sum
+from longform_evals.solvers.settings import SummarySettings
+from longform_evals.solvers.summarize.full_context import full_context
+from longform_evals.solvers.summarize.hierarchical import hierarchical_merge
+from longform_evals.solvers.summarize.incremental import incremental_update
 
 __all__ = [
     "SUMMARY_STRATEGIES",
@@ -38,60 +35,21 @@ __all__ = [
     "summary_solver",
 ]
 
-Arguments = Callable[[SummarySettings], dict[str, Any]]
-
 
 @dataclass(frozen=True)
 class _Strategy:
-    """A table entry: the solver factory, its arguments from the settings, and its options."""
+    """A table entry: the solver factory (taking the settings first) and its options."""
 
     factory: Callable[..., Solver]
-    arguments: Arguments
     options: Mapping[str, Any] = field(default_factory=dict)
     """Options of this strategy alone, with the values passed when a caller gives none."""
 
 
-def _common(settings: SummarySettings) -> dict[str, Any]:
-    return {
-        "prompts_dir": settings.prompts_dir,
-        "question_key": settings.question_key,
-        "cache": settings.cache,
-    }
-
-
-def _full(settings: SummarySettings) -> dict[str, Any]:
-    return {
-        "context_window": settings.context_window,
-        "max_summary_tokens": settings.summary_tokens,
-        "temperature": settings.temperature_or(DEFAULT_TEMPERATURE),
-        "remove_artifacts": bool(settings.remove_artifacts),
-        **_common(settings),
-    }
-
-
-def _hierarchical(settings: SummarySettings) -> dict[str, Any]:
-    return {"chunk_size": settings.chunk_size, **_full(settings)}
-
-
-def _incremental(settings: SummarySettings) -> dict[str, Any]:
-    # BooookScore removes artifacts after incremental updating only (hence None: on here).
-    keep = settings.remove_artifacts
-    return {**_hierarchical(settings), "remove_artifacts": True if keep is None else keep}
-
-
-def _nexus_sum(settings: SummarySettings) -> dict[str, Any]:
-    return {
-        "target_words": settings.summary_words,
-        "temperature": settings.temperature_or(NEXUS_TEMPERATURE),
-        **_common(settings),
-    }
-
-
 _TABLE: dict[str, _Strategy] = {
-    "full": _Strategy(full_context, _full),
-    "hierarchical": _Strategy(hierarchical_merge, _hierarchical),
-    "incremental": _Strategy(incremental_update, _incremental),
-    "nexus_sum": _Strategy(nexus_sum, _nexus_sum, {"preprocess": True, "compress": True}),
+    "full": _Strategy(full_context),
+    "hierarchical": _Strategy(hierarchical_merge),
+    "incremental": _Strategy(incremental_update),
+    "nexus_sum": _Strategy(nexus_sum, {"preprocess": True, "compress": True}),
 }
 
 SUMMARY_STRATEGIES: tuple[str, ...] = tuple(sorted(_TABLE))
@@ -128,8 +86,7 @@ def summary_solver(name: str, settings: SummarySettings | None = None, /, **opti
     check_strategy(name)
     strategy = _TABLE[name]
     _refuse_foreign(name, options)
-    arguments = strategy.arguments(settings or SummarySettings())
-    return strategy.factory(**arguments, **{**strategy.options, **options})
+    return strategy.factory(settings or SummarySettings(), **{**strategy.options, **options})
 
 
 def _refuse_foreign(name: str, options: Mapping[str, Any]) -> None:

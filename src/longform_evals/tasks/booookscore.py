@@ -18,7 +18,6 @@ from longform_evals.scorers.booookscore import ScorerMode
 from longform_evals.scorers.booookscore import booookscore as booookscore_scorer
 from longform_evals.scorers.limited import limited
 from longform_evals.scorers.summary_stats import summary_statistics
-from longform_evals.solvers import given_summary
 from longform_evals.solvers.settings import (
     DEFAULT_CHUNK_SIZE,
     DEFAULT_CONTEXT_WINDOW,
@@ -26,6 +25,7 @@ from longform_evals.solvers.settings import (
     DEFAULT_TEMPERATURE,
 )
 from longform_evals.solvers.strategies import SummarySettings, check_strategy, summary_solver
+from longform_evals.solvers.summarize.given import given_summary
 from longform_evals.tasks.arguments import strict_parameters
 
 Strategy = Literal["hierarchical", "incremental", "full"]

@@ -16,16 +16,56 @@ part of the data itself (`-T calibrate=0.5`: BACC then covers the other part onl
 from __future__ import annotations
 
 from inspect_ai import Task, task
-from inspect_ai.dataset import MemoryDataset
+from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.scorer import Metric, mean
 
+from longform_evals.analysis import Merge
 from longform_evals.analysis.ordering import expand_orders
 from longform_evals.data.longformfact import load_longformfact, load_longformfact_remote
-from longform_evals.scorers.faithfulness import AGGREGATIONS, FULL_AGGREGATIONS, Merge, faithfulness
+from longform_evals.judges.support import JudgeOptions
+from longform_evals.scorers.faithfulness import AGGREGATIONS, FULL_AGGREGATIONS, faithfulness
 from longform_evals.scorers.meta_evaluation import auc, bacc, bacc_by_order
 from longform_evals.scorers.unscorable import unscorable_metrics
-from longform_evals.solvers import given_summary
+from longform_evals.solvers.summarize.given import given_summary
 from longform_evals.tasks.arguments import comma_list, similarity_embedder, strict_parameters
+
+
+def _samples(
+    data_dir: str | None,
+    subsets: list[str] | None,
+    on_mismatch: str,
+    order_names: list[str] | None,
+    ranking: str,
+) -> list[Sample]:
+    """The records (local or published), each multi-document one under every order asked."""
+    if data_dir is not None:
+        samples = load_longformfact(data_dir, subsets, on_mismatch=on_mismatch)  # type: ignore[arg-type]
+    else:
+        samples = load_longformfact_remote(subsets, on_mismatch=on_mismatch)  # type: ignore[arg-type]
+    if not order_names:
+        return samples
+    multi = [s for s in samples if len((s.metadata or {}).get("documents") or []) > 1]
+    if not multi:
+        raise ValueError("orders needs multi-document records; the selection has none")
+    embed = similarity_embedder(ranking)
+    return expand_orders(multi, order_names, embed, reference_key="summary")
+
+
+def _metrics(
+    threshold: float | None, calibrate: float | None, by_order: bool
+) -> dict[str, list[Metric]]:
+    """BACC and AUC of every aggregation against the human labels (and BACC per order)."""
+    metrics: dict[str, list[Metric]] = {
+        key: [
+            bacc(threshold, key=key, calibrate=calibrate),
+            auc(),
+            *([bacc_by_order(threshold, key=key)] if by_order else []),
+        ]
+        for key in ("faithfulness", *AGGREGATIONS, *FULL_AGGREGATIONS)
+    }
+    metrics["missing_rate"] = [mean()]
+    metrics.update(unscorable_metrics(judged=True))
+    return metrics
 
 
 @task
@@ -65,7 +105,8 @@ def longformfact(
         orders: document orders to score every multi-document summary under (any of
             original, top, middle, bottom; the most important document is the one the record
             ranks first, else the one most similar to the summary), for the metric-side order
-            experiment (papers/003, Table 4): BACC per order and its sensitivity are added.
+            experiment (Table 4 of Wan et al., "On Positional Bias of Faithfulness for
+            Long-form Summarization"): BACC per order and its sensitivity are added.
             Single-document records are left out in this mode (order cannot matter).
         ranking: with `orders`, how documents are ranked against the summary when a record
             has no ranking: `embedding` (packaged sentence embedder; the `embed` extra),
@@ -75,28 +116,8 @@ def longformfact(
             cannot be aligned with their labels.
         prompts_dir: folder overriding the `faithfulness/` prompt.
     """
-    names = comma_list(subsets)
-    if data_dir is not None:
-        samples = load_longformfact(data_dir, names, on_mismatch=on_mismatch)  # type: ignore[arg-type]
-    else:
-        samples = load_longformfact_remote(names, on_mismatch=on_mismatch)  # type: ignore[arg-type]
     order_names = comma_list(orders)
-    if order_names:
-        multi = [s for s in samples if len((s.metadata or {}).get("documents") or []) > 1]
-        if not multi:
-            raise ValueError("orders needs multi-document records; the selection has none")
-        embed = similarity_embedder(ranking)
-        samples = expand_orders(multi, order_names, embed, reference_key="summary")
-    metrics: dict[str, list[Metric]] = {
-        key: [
-            bacc(threshold, key=key, calibrate=calibrate),
-            auc(),
-            *([bacc_by_order(threshold, key=key)] if order_names else []),
-        ]
-        for key in ("faithfulness", *AGGREGATIONS, *FULL_AGGREGATIONS)
-    }
-    metrics["missing_rate"] = [mean()]
-    metrics.update(unscorable_metrics(judged=True))
+    samples = _samples(data_dir, comma_list(subsets), on_mismatch, order_names, ranking)
     return Task(
         dataset=MemoryDataset(samples, name="longformfact"),
         solver=given_summary(),
@@ -106,10 +127,10 @@ def longformfact(
             chunking=chunking,
             include_full=include_full,
             threshold=threshold,
-            prompt=prompt,
-            max_tokens=max_tokens,
-            prompts_dir=prompts_dir,
+            judge_options=JudgeOptions(
+                max_tokens=max_tokens, prompt=prompt, prompts_dir=prompts_dir
+            ),
         ),
-        metrics=metrics,
+        metrics=_metrics(threshold, calibrate, bool(order_names)),
         version="1.0.0",
     )

@@ -13,13 +13,16 @@ Scored with ROUGE-1/2/L and BERTScore (best over references; the packaged MiniLM
 default, so the numbers are not comparable to roberta-large ones), the length adherence
 (`within` = within ±`tolerance` of `target_words`; its mean is the LAR) and length ratio,
 the summary statistics, and BooookScore coherence on request. SQuALITY summaries answer a
-question about the story: every strategy's prompts carry it (`solvers.focus`).
+question about the story: every strategy's prompts carry it (`solvers.common.question_focus`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from inspect_ai import Task, task
-from inspect_ai.dataset import MemoryDataset
+from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.scorer import Scorer
 from inspect_ai.solver import Solver
 
@@ -71,6 +74,35 @@ def narrative_scorers(target_words: int, tolerance: float, coherence: bool) -> l
     return [*scorers, booookscore_scorer(), limited()] if coherence else [*scorers, limited()]
 
 
+_SETTINGS = ("chunk_size", "context_window", "target_words", "temperature", "prompts_dir", "cache")
+"""The task parameters both narrative tasks pass on to `SummarySettings`."""
+
+
+def _narrative_task(
+    name: str,
+    samples: Callable[[], list[Sample]],
+    task_args: dict[str, Any],
+    question_key: str | None = None,
+) -> Task:
+    """A narrative task from its arguments: scorers and solver first (a bad strategy fails
+    before the data is read), then the samples."""
+    scorers = narrative_scorers(
+        task_args["target_words"], task_args["tolerance"], task_args["coherence"]
+    )
+    settings = SummarySettings(
+        **{key: task_args[key] for key in _SETTINGS}, question_key=question_key
+    )
+    solver = narrative_solver(
+        task_args["strategy"], settings, task_args["preprocess"], task_args["compress"]
+    )
+    return Task(
+        dataset=MemoryDataset(samples(), name=name),
+        solver=solver,
+        scorer=scorers,
+        version="1.0.0",
+    )
+
+
 @task
 @strict_parameters
 def booksum(
@@ -109,23 +141,11 @@ def booksum(
             epoch and try), so a rerun or `inspect eval-retry` of a half-finished sample
             repeats no finished step; false: no caching.
     """
-    scorers = narrative_scorers(target_words, tolerance, coherence)
-    settings = SummarySettings(
-        chunk_size=chunk_size,
-        context_window=context_window,
-        target_words=target_words,
-        temperature=temperature,
-        prompts_dir=prompts_dir,
-        cache=cache,
-    )
-    solver = narrative_solver(strategy, settings, preprocess, compress)
-    samples = load_booksum(data, level=level) if data is not None else load_booksum_hf()
-    return Task(
-        dataset=MemoryDataset(samples, name="booksum"),
-        solver=solver,
-        scorer=scorers,
-        version="1.0.0",
-    )
+
+    def samples() -> list[Sample]:
+        return load_booksum(data, level=level) if data is not None else load_booksum_hf()
+
+    return _narrative_task("booksum", samples, locals())
 
 
 @task
@@ -176,21 +196,8 @@ def squality(
             epoch and try), so a rerun or `inspect eval-retry` of a half-finished sample
             repeats no finished step; false: no caching.
     """
-    scorers = narrative_scorers(target_words, tolerance, coherence)
-    settings = SummarySettings(
-        chunk_size=chunk_size,
-        context_window=context_window,
-        target_words=target_words,
-        temperature=temperature,
-        prompts_dir=prompts_dir,
-        question_key="question" if focus else None,
-        cache=cache,
-    )
-    solver = narrative_solver(strategy, settings, preprocess, compress)
-    samples = load_squality(data) if data is not None else load_squality_hf(split)
-    return Task(
-        dataset=MemoryDataset(samples, name="squality"),
-        solver=solver,
-        scorer=scorers,
-        version="1.0.0",
-    )
+
+    def samples() -> list[Sample]:
+        return load_squality(data) if data is not None else load_squality_hf(split)
+
+    return _narrative_task("squality", samples, locals(), "question" if focus else None)

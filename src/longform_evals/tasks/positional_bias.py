@@ -5,8 +5,9 @@
 
 Each input has several documents. With ``orders=True`` every input is run under four
 document orders (original, and its most important document at the top, middle and
-bottom; papers/003 §4.3, Table 5), summarized with a §5 strategy
-(:func:`~longform_evals.solvers.multidoc.multidoc_summary`) by the evaluated model, and
+bottom; Wan et al., "On Positional Bias of Faithfulness for Long-form Summarization",
+§4.3, Table 5), summarized with a §5 strategy
+(:func:`~longform_evals.solvers.multidoc.summary.multidoc_summary`) by the evaluated model, and
 scored by the faithfulness judge (the ``grader`` role, else the evaluated model). Reported:
 mean faithfulness per order and its ``sensitivity`` (max - min), and the mean per-position
 faithfulness (Figure 2 / 4). See docs/positional-bias.md.
@@ -17,23 +18,53 @@ from __future__ import annotations
 from pathlib import Path
 
 from inspect_ai import Task, task
-from inspect_ai.dataset import MemoryDataset
+from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.scorer import Metric, mean, stderr
 
+from longform_evals.analysis import Merge
 from longform_evals.analysis.ordering import ORDER_NAMES, expand_orders, expand_prefixes
-from longform_evals.data.multidoc import INSTRUCTION, load_multidoc
-from longform_evals.scorers.faithfulness import Merge, faithfulness
+from longform_evals.data.multidoc import load_multidoc
+from longform_evals.judges.support import JudgeOptions
+from longform_evals.scorers.faithfulness import faithfulness
 from longform_evals.scorers.order_metrics import (
     by_document_count,
     order_means,
     position_profile,
 )
 from longform_evals.scorers.unscorable import unscorable_metrics
-from longform_evals.solvers.multidoc import MULTIDOC_STRATEGIES, multidoc_summary
+from longform_evals.solvers.multidoc.summary import MULTIDOC_STRATEGIES, multidoc_summary
 from longform_evals.solvers.settings import DEFAULT_CONTEXT_WINDOW
 from longform_evals.tasks.arguments import comma_list, similarity_embedder, strict_parameters
 
-__all__ = ["INSTRUCTION", "load_multidoc", "positional_bias"]
+__all__ = ["positional_bias"]
+
+
+def _samples(
+    data: str, growing: bool, orders: bool, order_names: str | list[str] | None, ranking: str
+) -> list[Sample]:
+    """The inputs, each under every document order, or as its growing prefixes."""
+    samples = load_multidoc(data)
+    if growing:
+        return expand_prefixes(samples)
+    if orders:
+        names = comma_list(order_names) or list(ORDER_NAMES)
+        return expand_orders(samples, names, similarity_embedder(ranking))
+    return samples
+
+
+def _metrics(growing: bool) -> dict[str, list[Metric]]:
+    """Faithfulness per order (or per document count) and position; judge bookkeeping."""
+    return {
+        "faithfulness": [
+            mean(),
+            stderr(),
+            by_document_count() if growing else order_means(),
+            position_profile(),
+        ],
+        "missing_rate": [mean()],
+        "judge_calls": [mean()],
+        **unscorable_metrics(judged=True),
+    }
 
 
 @task
@@ -61,9 +92,9 @@ def positional_bias(
     """Faithfulness of generated multi-document summaries, per document order and position.
 
     Args:
-        data: A JSONL file (see :func:`load_multidoc`).
+        data: A JSONL file (see :func:`~longform_evals.data.multidoc.load_multidoc`).
         strategy: Summarization strategy, one of
-            :data:`~longform_evals.solvers.multidoc.MULTIDOC_STRATEGIES`.
+            :data:`~longform_evals.solvers.multidoc.summary.MULTIDOC_STRATEGIES`.
         orders: Run every input under each order (needs ``ranking`` or ``reference`` per
             input); ``False`` runs the original order only.
         order_names: Subset of original, top, middle, bottom (comma-separated or a list).
@@ -95,24 +126,7 @@ def positional_bias(
         raise ValueError(
             f"unknown strategy {strategy!r}; use one of {', '.join(MULTIDOC_STRATEGIES)}"
         )
-    samples = load_multidoc(data)
-    if growing:
-        samples = expand_prefixes(samples)
-    elif orders:
-        samples = expand_orders(
-            samples, comma_list(order_names) or list(ORDER_NAMES), similarity_embedder(ranking)
-        )
-    metrics: dict[str, list[Metric]] = {
-        "faithfulness": [
-            mean(),
-            stderr(),
-            by_document_count() if growing else order_means(),
-            position_profile(),
-        ],
-        "missing_rate": [mean()],
-        "judge_calls": [mean()],
-        **unscorable_metrics(judged=True),
-    }
+    samples = _samples(data, growing, orders, order_names, ranking)
     return Task(
         dataset=MemoryDataset(samples, name=f"positional_bias:{Path(data).stem}"),
         solver=multidoc_summary(
@@ -130,9 +144,8 @@ def positional_bias(
             sentence_merge=sentence_merge,
             chunking=judge_chunking,
             threshold=threshold,
-            max_tokens=judge_max_tokens,
-            prompts_dir=prompts_dir,
+            judge_options=JudgeOptions(max_tokens=judge_max_tokens, prompts_dir=prompts_dir),
         ),
-        metrics=metrics,
+        metrics=_metrics(growing),
         version="1.0.0",
     )

@@ -28,13 +28,27 @@ from longform_evals.scorers.llm_raters import llm_raters
 from longform_evals.scorers.qa_accuracy import choice_accuracy
 from longform_evals.scorers.reading_stats import reading_stats
 from longform_evals.scorers.rouge import rouge
-from longform_evals.solvers.reading import reading
+from longform_evals.solvers.reading.strategies import reading
 from longform_evals.tasks.arguments import comma_list, strict_parameters
 
+_STRATEGY_PARAMETERS = (
+    "max_pages",
+    "conditional",
+    "k",
+    "words",
+    "min_words",
+    "max_words",
+    "answer_max_tokens",
+    "prompts_dir",
+    "cache",
+)
+"""The task parameters every reading task passes on to its strategy."""
 
-def _strategy_params(**given: Any) -> dict[str, Any]:
-    """The strategy parameters the user set (None = the strategy's default)."""
-    return {k: v for k, v in given.items() if v is not None}
+
+def _strategy_params(task_args: dict[str, Any]) -> dict[str, Any]:
+    """The strategy parameters among a task's arguments that the user set (None = the
+    strategy's default)."""
+    return {k: task_args[k] for k in _STRATEGY_PARAMETERS if task_args[k] is not None}
 
 
 def _task(
@@ -87,17 +101,7 @@ def quality(
         samples = load_quality(data, hard_only=hard_only)
     else:
         samples = load_quality_hf(hard_only=hard_only)
-    params = _strategy_params(
-        max_pages=max_pages,
-        conditional=conditional,
-        k=k,
-        words=words,
-        min_words=min_words,
-        max_words=max_words,
-        answer_max_tokens=answer_max_tokens,
-        prompts_dir=prompts_dir,
-        cache=cache,
-    )
+    params = _strategy_params(locals())
     return _task("quality", samples, strategy, params, [choice_accuracy()])
 
 
@@ -135,17 +139,7 @@ def narrativeqa(
         samples = load_narrativeqa(data, kind=kind)
     else:
         samples = load_narrativeqa_hf(kind=kind, summaries_only=summaries_only)
-    params = _strategy_params(
-        max_pages=max_pages,
-        conditional=conditional,
-        k=k,
-        words=words,
-        min_words=min_words,
-        max_words=max_words,
-        answer_max_tokens=answer_max_tokens,
-        prompts_dir=prompts_dir,
-        cache=cache,
-    )
+    params = _strategy_params(locals())
     scorers = [llm_raters(rule=rater_rule), rouge()]
     return _task("narrativeqa", samples, strategy, params, scorers)
 
@@ -178,15 +172,5 @@ def qmsum(
     """
     types = comma_list(query_types) or ["general", "specific"]
     samples = load_qmsum(data, query_types=types)
-    params = _strategy_params(
-        max_pages=max_pages,
-        conditional=conditional,
-        k=k,
-        words=words,
-        min_words=min_words,
-        max_words=max_words,
-        answer_max_tokens=answer_max_tokens,
-        prompts_dir=prompts_dir,
-        cache=cache,
-    )
+    params = _strategy_params(locals())
     return _task("qmsum", samples, strategy, params, [llm_raters(rule=rater_rule), rouge()])

@@ -1,0 +1,114 @@
+"""The shape every faithfulness support judge has: "is this sentence supported by this text?".
+
+A support judge reads (text, sentence) pairs and gives each a support value in [0, 1], or None
+when its answer cannot be read (reducers ignore it, the scorer counts it). The `faithfulness`
+scorer knows judges only through :class:`SupportJudge`; each judge lives in its own module
+(the LLM yes/no judge in `judges/faithfulness.py`, MiniCheck in `judges/minicheck.py`) and is
+named in the table of `judges/support_judges.py`. Options (prompt, answer length, classifier
+path, device, batch size) are given once, when the judge is built, as :class:`JudgeOptions`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, fields
+from typing import Any, Protocol
+
+from longform_evals.judges.faithfulness_calibration import JudgeCalibration
+
+__all__ = ["JudgeOptions", "JudgeSetup", "SupportJudge", "SupportJudgement"]
+
+
+@dataclass(frozen=True)
+class SupportJudgement:
+    """One (text, sentence) judgement."""
+
+    value: float | None
+    """Support in [0, 1]; None when the judge's answer could not be read."""
+    source: str
+    """Where the value came from: `logprobs`, `text`, `minicheck` or `missing`."""
+    answer: str
+    """The judge's answer, as logged (for MiniCheck: the label and the best chunk)."""
+
+
+@dataclass(frozen=True)
+class JudgeOptions:
+    """How a support judge is built; each judge reads the options it has a use for.
+
+    Attributes:
+        max_tokens: LLM judge answer length; 1 reads only the yes/no word (enough with
+            log-probabilities), more keeps the judge's short reason in the log.
+        cache: cache LLM judge calls (re-scoring costs no calls).
+        prompts_dir: folder overriding the `faithfulness/` templates.
+        prompt: the `faithfulness/` template; None: the judge model's calibration.
+        calibration: a calibration file to use instead of the judge model's packaged one.
+        path: MiniCheck classifiers: a local folder or cached hub id in place of the default;
+            `minicheck-7b`: an Inspect model name in place of the `grader` role.
+        device: torch device of a MiniCheck classifier.
+        batch_size: pairs per forward pass of a MiniCheck classifier.
+    """
+
+    max_tokens: int = 1
+    cache: bool = True
+    prompts_dir: str | None = None
+    prompt: str | None = None
+    calibration: str | None = None
+    path: str | None = None
+    device: str = "cpu"
+    batch_size: int = 16
+
+    @classmethod
+    def of(cls, value: JudgeOptions | Mapping[str, Any] | None) -> JudgeOptions:
+        """Options from options, a mapping of their fields (as an eval log records them), or
+        None (the defaults).
+
+        Raises:
+            ValueError: for a mapping key that is not an option.
+        """
+        if value is None:
+            return cls()
+        if isinstance(value, JudgeOptions):
+            return value
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(value) - known)
+        if unknown:
+            raise ValueError(f"unknown judge options {unknown}; known: {sorted(known)}")
+        return cls(**value)
+
+    def _repr_params_(self) -> dict[str, Any]:
+        """The options as a mapping: what an eval log records for a scorer built with them
+        (Inspect calls this on scorer arguments), so `inspect score LOG` rebuilds the same
+        judge through :meth:`of`."""
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class JudgeSetup:
+    """A support judge as it stands when a sample is scored (the task's model roles bound)."""
+
+    name: str
+    """The judge as the score names it: the grader model, or the MiniCheck judge's name."""
+    calibration: JudgeCalibration
+    """Its thresholds (and prompt, chunking); `source` says where they came from."""
+    prompt: str | None
+    """The template it asks with; None for a judge without templates."""
+    chunking: str
+    """How it reads documents unless the scorer is told otherwise."""
+
+
+class SupportJudge(Protocol):
+    """A faithfulness support judge, built once with its options."""
+
+    def setup(self) -> JudgeSetup:
+        """The judge for the sample being scored (resolves model roles and calibration)."""
+        ...
+
+    async def support_rows(
+        self, setup: JudgeSetup, texts: list[str], sentences: list[str]
+    ) -> list[list[SupportJudgement]]:
+        """Support of every sentence by every text: one row per text, in order.
+
+        Raises:
+            ValueError: when there is no text or no sentence.
+        """
+        ...

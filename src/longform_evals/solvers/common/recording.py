@@ -1,0 +1,263 @@
+"""Shared machinery of the summarization solvers: checked generation and the summary trace.
+
+One :class:`SummaryRun` serves one sample. It calls the evaluated model with retries
+(:meth:`SummaryRun.generate`), records every intermediate summary in
+``state.metadata["summary_trace"]`` and counters in ``state.metadata["summary_stats"]``, and
+finally writes the summary to ``state.output``, the message history and
+``state.metadata["summary"]`` (:meth:`SummaryRun.finish`). Inspect logs ``state.metadata`` as
+the sample's metadata, so the trace is in the eval log (``log.samples[i].metadata``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypeAlias, TypedDict
+
+from inspect_ai.log import transcript
+from inspect_ai.model import (
+    CachePolicy,
+    ChatMessageAssistant,
+    GenerateConfig,
+    ModelOutput,
+    get_model,
+)
+from inspect_ai.solver import TaskState
+
+from longform_evals.progress import BOARD, SUMMARIZER_PHASE
+from longform_evals.solvers.common.step_cache import step_cache
+from longform_evals.solvers.common.summary_limits import (
+    Candidate,
+    choose_best,
+    count_words,
+    retry_word_limit,
+    summary_problems,
+    word_limit,
+)
+from longform_evals.text import Tokenizer, TokenizerLike, get_tokenizer
+
+__all__ = [
+    "BASE_COUNTERS",
+    "Outcome",
+    "Step",
+    "SummaryRun",
+    "TraceEntry",
+    "Tries",
+    "document_of",
+]
+
+Step: TypeAlias = Literal[
+    "chunk", "merge", "update", "compress", "artifacts", "full", "preprocess", "rewrite"
+]
+
+BASE_COUNTERS = ("calls", "retries", "forced_accepts")
+"""Counters every strategy reports: model calls, retried calls, tries given up on."""
+
+
+class TraceEntry(TypedDict):
+    """One intermediate (or final) summary, as kept in ``summary_trace``."""
+
+    step: str
+    level: int
+    index: int
+    tokens: int
+    words: int
+    tries: int
+    accepted: bool
+    problems: list[list[str]]
+    """What was wrong with each rejected try, in order (empty when the first try passed)."""
+    text: str
+
+
+@dataclass
+class Outcome:
+    """The summary kept from one checked generation."""
+
+    text: str
+    tries: int
+    accepted: bool
+    """False when every try failed a check and the best candidate was kept anyway."""
+    rejected: list[list[str]] = field(default_factory=list)
+
+
+def document_of(state: TaskState) -> str:
+    """Return the document to summarize: ``metadata["document"]`` or else the input text.
+
+    Raises:
+        ValueError: If the document is not a string or is empty/whitespace; the message
+            names the sample.
+    """
+    document: Any = (state.metadata or {}).get("document", state.input_text)
+    if not isinstance(document, str):
+        raise ValueError(
+            f"sample {state.sample_id!r}: metadata['document'] must be a string, "
+            f"not {type(document).__name__}"
+        )
+    if not document.strip():
+        raise ValueError(f"sample {state.sample_id!r}: the document to summarize is empty")
+    return document
+
+
+@dataclass(frozen=True)
+class Tries:
+    """How a summarizer samples and retries its length-checked calls."""
+
+    temperature: float
+    max_tries: int
+    retry_temperature: float | None = None
+    """Temperature of retries (``None``: ``temperature``)."""
+
+
+class SummaryRun:
+    """Model calls, counters and trace of one sample's summarization.
+
+    Args:
+        state: The sample's state.
+        strategy: Name recorded as ``metadata["summary_strategy"]``; ``None`` continues the
+            trace and counters an earlier summarization solver left (for post-processing).
+        tokenizer: Counts the ``tokens`` of trace entries and every budget.
+        counters: Strategy-specific counters, reported as 0 when never incremented.
+        cache: Cache every call in Inspect's cache (see
+            :mod:`~longform_evals.solvers.common.step_cache`), so a rerun repeats no finished step.
+    """
+
+    def __init__(
+        self,
+        state: TaskState,
+        strategy: str | None,
+        tokenizer: TokenizerLike = "cl100k_base",
+        counters: Iterable[str] = (),
+        cache: bool = True,
+    ) -> None:
+        self.state = state
+        self.cache = cache
+        self.model = get_model()
+        self.tokenizer: Tokenizer = get_tokenizer(tokenizer)
+        metadata = state.metadata
+        if strategy is None:
+            trace = list(metadata.get("summary_trace", []))
+            stats = dict(metadata.get("summary_stats", {}))
+        else:
+            metadata["summary_strategy"] = strategy
+            trace, stats = [], {}
+        for name in (*BASE_COUNTERS, *counters):
+            stats.setdefault(name, 0)
+        # Stored at once and filled in place, so a sample that fails half-way still shows
+        # the steps it completed.
+        self.trace: list[TraceEntry] = trace
+        self.stats: dict[str, Any] = stats
+        metadata["summary_trace"] = trace
+        metadata["summary_stats"] = stats
+
+    def count(self, text: str) -> int:
+        """Count tokens with the run's tokenizer."""
+        return self.tokenizer.count(text)
+
+    def cache_policy(self, attempt: int = 0) -> CachePolicy | bool:
+        """The cache policy of one call of this sample (False when caching is off)."""
+        return step_cache(self.state, self.model, self.cache, attempt)
+
+    def plan(self, calls: int) -> None:
+        """Announce `calls` more model calls to the progress display."""
+        BOARD.plan(SUMMARIZER_PHASE, calls)
+
+    def bump(self, name: str, by: int = 1) -> None:
+        """Add ``by`` to the counter ``name``."""
+        self.stats[name] = int(self.stats.get(name, 0)) + by
+
+    async def summarize(
+        self, render: Callable[[int], str], token_limit: int, tries: Tries
+    ) -> Outcome:
+        """A summary of at most ``token_limit`` tokens, asked and checked in words
+        (:func:`~longform_evals.solvers.common.summary_limits.word_limit` of it)."""
+        limit = word_limit(token_limit)
+        return await self.generate(
+            render,
+            limit,
+            max_tokens=token_limit,
+            temperature=tries.temperature,
+            max_tries=tries.max_tries,
+            check_limit=limit,
+            retry_temperature=tries.retry_temperature,
+        )
+
+    async def generate(
+        self,
+        render: Callable[[int], str],
+        word_limit: int,
+        *,
+        max_tokens: int,
+        temperature: float,
+        max_tries: int,
+        check_limit: int | None,
+        retry_temperature: float | None = None,
+    ) -> Outcome:
+        """Generate until a summary passes the checks, at most ``max_tries`` times.
+
+        Try ``k`` (from 0) renders the prompt with ``retry_word_limit(word_limit, k)`` words;
+        the output is checked against ``check_limit`` words (``None``: no length check), for
+        emptiness and for being finished. After the last failed try the best candidate is
+        kept (:func:`~longform_evals.solvers.common.summary_limits.choose_best`) and counted in
+        ``forced_accepts``.
+
+        Raises:
+            RuntimeError: If every try came back empty.
+        """
+        candidates: list[Candidate] = []
+        for attempt in range(max(1, max_tries)):
+            prompt = render(retry_word_limit(word_limit, attempt))
+            temp = temperature if attempt == 0 or retry_temperature is None else retry_temperature
+            output = await self.model.generate(
+                prompt,
+                config=GenerateConfig(temperature=temp, max_tokens=max_tokens),
+                cache=self.cache_policy(attempt),
+            )
+            self.bump("calls")
+            BOARD.done(SUMMARIZER_PHASE)
+            if attempt:
+                self.bump("retries")
+            text = output.completion.strip()
+            problems = summary_problems(text, check_limit, output.stop_reason)
+            candidate = Candidate(text, tuple(problems))
+            rejected = [list(c.problems) for c in candidates]
+            if candidate.accepted:
+                return Outcome(text, attempt + 1, True, rejected)
+            candidates.append(candidate)
+        best = choose_best(candidates)
+        if not best.text:
+            raise RuntimeError(
+                f"sample {self.state.sample_id!r}: the model returned an empty summary "
+                f"in all {len(candidates)} tries"
+            )
+        self.bump("forced_accepts")
+        return Outcome(best.text, len(candidates), False, [list(c.problems) for c in candidates])
+
+    def record(self, step: Step, level: int, index: int, outcome: Outcome) -> None:
+        """Append ``outcome`` to the trace."""
+        self.trace.append(
+            TraceEntry(
+                step=step,
+                level=level,
+                index=index,
+                tokens=self.count(outcome.text),
+                words=count_words(outcome.text),
+                tries=outcome.tries,
+                accepted=outcome.accepted,
+                problems=outcome.rejected,
+                text=outcome.text,
+            )
+        )
+
+    def finish(self, summary: str) -> None:
+        """Make ``summary`` the sample's output and log the counters."""
+        model_name = str(self.model)
+        state = self.state
+        state.output = ModelOutput.from_content(model=model_name, content=summary)
+        state.messages.append(ChatMessageAssistant(content=summary, model=model_name))
+        state.metadata["summary"] = summary
+        self.stats["summary_tokens"] = self.count(summary)
+        self.stats["summary_words"] = count_words(summary)
+        transcript().info(
+            {"strategy": state.metadata.get("summary_strategy"), "stats": dict(self.stats)},
+            source="summary",
+        )

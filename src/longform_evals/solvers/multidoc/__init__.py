@@ -1,0 +1,1 @@
+"""Multi-document summarization against positional bias (`summary.py`)."""

@@ -1,0 +1,432 @@
+"""NexusSum: dialogue-to-prose preprocessing, scene-chunk summaries, iterative compression.
+
+The pipeline (METHODS.md §3) has three stages, each a chunk-and-concatenate pass:
+
+1. *Preprocessor*: the document is split into scenes (:mod:`.scenes`), grouped 8 at a time;
+   each group with dialogue is rewritten as third-person prose (groups without dialogue pass
+   through unchanged, without a call).
+2. *Summarizer*: every group of (preprocessed) scenes is summarized on its own, all at once;
+   the summaries, in order, form the first summary S_0.
+3. *Compressor*: while the summary has more than θ (``target_words``) words, it is cut into
+   runs of whole sentences of at most δ (``chunk_tokens``) tokens, each run is shortened
+   (all at once) and the results are joined, for at most 10 rounds. A round that does not
+   shrink the summary ends the loop (``compress_stalled``) and its output is discarded.
+
+An optional last call rewrites the summary for readability. Every call uses temperature 0.3.
+With ``question_key`` the summarizer, compressor and rewrite prompts carry the sample's
+question (the ``nexus_sum_focused/`` templates, :mod:`..common.question_focus`); the
+preprocessor does not, since rewriting dialogue as prose is the same whatever is asked.
+The stages are also solvers of their own (:func:`nexus_preprocess`, :func:`nexus_summarize`,
+:func:`nexus_compress`); the last one compresses any summary an earlier solver left.
+
+Reported in ``metadata["nexus_sum"]``: ``target_words``, ``scenes``, ``chunks``,
+``scene_fallback``, ``dialogue_groups``, ``preprocess_skipped``, ``initial_words`` (S_0),
+``rounds``, ``lengths`` (words after each round, a stalled round included),
+``compress_stalled``, ``reached_target``; counters also go to ``summary_stats``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, fields
+from typing import Any
+
+from inspect_ai.solver import Generate, Solver, TaskState, solver
+from inspect_ai.util import collect, span
+
+from longform_evals.prompts import PromptTemplate, load_prompt
+from longform_evals.solvers.common.question_focus import Focus
+from longform_evals.solvers.common.recording import Outcome, SummaryRun, Tries, document_of
+from longform_evals.solvers.common.summary_limits import count_words
+from longform_evals.solvers.nexus.scenes import (
+    DEFAULT_SCENE_WORDS,
+    group_scenes,
+    has_dialogue,
+    split_scenes,
+)
+from longform_evals.solvers.settings import NEXUS_DEFAULTS, NEXUS_TEMPERATURE, SummarySettings
+from longform_evals.text import TokenizerLike
+from longform_evals.text.packing import join_pieces, pack_sentence_spans
+
+__all__ = [
+    "CHUNKS_KEY",
+    "CHUNK_SEPARATOR",
+    "NEXUS_COUNTERS",
+    "NEXUS_KEY",
+    "NexusOptions",
+    "compress_summary",
+    "nexus_sum",
+    "preprocess_dialogue",
+    "rewrite_summary",
+    "scene_chunks",
+    "summarize_chunks",
+]
+
+NEXUS_KEY = "nexus_sum"
+
+CHUNK_SEPARATOR = "\n\n"
+"""What joins the chunk summaries into S_0."""
+"""Metadata key of the pipeline's report."""
+
+CHUNKS_KEY = "nexus_chunks"
+"""Metadata key where the stage solver `nexus_preprocess` leaves the chunks for
+`nexus_summarize` (:mod:`.stages`)."""
+
+NEXUS_COUNTERS = (
+    "scenes",
+    "chunks",
+    "dialogue_groups",
+    "preprocess_skipped",
+    "compress_rounds",
+    "compress_calls",
+    "compress_stalled",
+    "compress_skipped",
+    "oversized_sentences",
+    "rewrite_rejects",
+)
+
+CHUNK_SUMMARY_RATIO = 0.2
+"""Words asked of a chunk summary per word of the chunk (the paper gives no figure)."""
+MIN_CHUNK_SUMMARY_WORDS = 40
+COMPRESS_RATIO = 0.6
+"""Words asked of a compressed piece per word of the piece; δ still sets the pace, since a
+model shortens a small piece less than a large one."""
+REWRITE_TOLERANCE = 1.1
+"""A readability rewrite longer than this times max(θ, its input) is not used."""
+
+
+@dataclass(frozen=True)
+class NexusOptions:
+    """What NexusSum and its stages take besides the shared :class:`SummarySettings`.
+
+    Attributes:
+        chunk_tokens: δ, the most tokens of a piece the compressor shortens in one call.
+        scenes_per_chunk: Scenes per preprocessing and summarizing call (8 in the paper).
+        max_rounds: Most compression rounds (10 in the paper).
+        max_tries: Tries per call for an empty or unfinished output.
+        scene_words: Size of scenes when the text has no scene marks, and the most words
+            of a scene before it is cut (see :mod:`.scenes`).
+        tokenizer: Counts tokens for δ and the trace.
+    """
+
+    chunk_tokens: int = 300
+    scenes_per_chunk: int = 8
+    max_rounds: int = 10
+    max_tries: int = 3
+    scene_words: int = DEFAULT_SCENE_WORDS
+    tokenizer: TokenizerLike = "cl100k_base"
+
+    def check(self, target_words: int | None = None) -> None:
+        """Raise ValueError on a value below its least (1; ``max_rounds``: 0)."""
+        least = {"chunk_tokens": 1, "scenes_per_chunk": 1, "scene_words": 1, "max_tries": 1}
+        values: dict[str, Any] = {**self._repr_params_(), "target_words": target_words}
+        for name, at_least in [("target_words", 1), *least.items(), ("max_rounds", 0)]:
+            if values[name] is not None and values[name] < at_least:
+                raise ValueError(f"{name} must be at least {at_least}, got {values[name]}")
+
+    def tries(self, settings: SummarySettings) -> Tries:
+        """Temperature (0.3 unless set) and tries of every NexusSum call."""
+        return Tries(settings.temperature_or(NEXUS_TEMPERATURE), self.max_tries)
+
+    def _repr_params_(self) -> dict[str, Any]:
+        """The fields, for the solver's parameters in the eval log (Inspect calls this)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}  # shallow: no deep copies
+
+
+def new_info(target_words: int | None) -> dict[str, Any]:
+    return {
+        "target_words": target_words,
+        "scenes": 0,
+        "chunks": 0,
+        "scene_fallback": False,
+        "dialogue_groups": 0,
+        "preprocess_skipped": 0,
+        "initial_words": None,
+        "rounds": 0,
+        "lengths": [],
+        "compress_stalled": False,
+        "reached_target": None,
+    }
+
+
+def nexus_info(state: TaskState, target_words: int | None = None) -> dict[str, Any]:
+    """The sample's NexusSum report, created on first use."""
+    info = state.metadata.get(NEXUS_KEY)
+    if not isinstance(info, dict):
+        info = state.metadata[NEXUS_KEY] = new_info(target_words)
+    if target_words is not None:
+        info["target_words"] = target_words
+    return info
+
+
+def _room(run: SummaryRun, text: str) -> int:
+    """Output tokens for a call that rewrites ``text`` at about its length or less."""
+    n = run.count(text)
+    return n + max(256, n // 2)
+
+
+async def _rewrite(
+    run: SummaryRun, render: Callable[[int], str], words: int, text: str, tries: Tries
+) -> Outcome:
+    """One call that rewrites ``text`` into about ``words`` words; its length is not checked
+    (a stage checks lengths as a whole)."""
+    return await run.generate(
+        render,
+        words,
+        max_tokens=_room(run, text),
+        temperature=tries.temperature,
+        max_tries=tries.max_tries,
+        check_limit=None,
+    )
+
+
+def scene_chunks(
+    document: str, scenes_per_chunk: int = 8, scene_words: int = DEFAULT_SCENE_WORDS
+) -> tuple[list[str], int, bool]:
+    """Split ``document`` into scenes and join them ``scenes_per_chunk`` at a time.
+
+    Returns:
+        The chunk texts (joined, the document), the number of scenes, and whether scenes
+        were cut by length because the document had no scene marks.
+    """
+    scenes = split_scenes(document, scene_words)
+    groups = group_scenes(scenes, scenes_per_chunk)
+    chunks = ["".join(s.text for s in group) for group in groups]
+    return chunks, len(scenes), bool(scenes) and scenes[0].fallback
+
+
+async def preprocess_dialogue(
+    run: SummaryRun, chunks: Sequence[str], template: PromptTemplate, tries: Tries
+) -> list[str]:
+    """Rewrite the dialogue of every chunk that has some as third-person prose (concurrently).
+
+    Chunks without dialogue are returned unchanged and counted in ``preprocess_skipped``.
+    """
+    todo = [i for i, chunk in enumerate(chunks) if has_dialogue(chunk)]
+    run.bump("dialogue_groups", len(todo))
+    run.bump("preprocess_skipped", len(chunks) - len(todo))
+
+    def render(text: str) -> Callable[[int], str]:
+        return lambda _words: template.render(text=text.strip())
+
+    async with span("preprocess", type="nexus_stage"):
+        # 1: no word limit is asked for
+        outcomes = await collect(
+            *(_rewrite(run, render(chunks[i]), 1, chunks[i], tries) for i in todo)
+        )
+    result = list(chunks)
+    for i, outcome in zip(todo, outcomes, strict=True):
+        run.record("preprocess", 0, i, outcome)
+        result[i] = outcome.text
+    return result
+
+
+async def summarize_chunks(
+    run: SummaryRun, chunks: Sequence[str], template: PromptTemplate, tries: Tries
+) -> str:
+    """Summarize every chunk on its own (concurrently) and join the summaries in order."""
+
+    async def summarize(text: str) -> Outcome:
+        limit = max(MIN_CHUNK_SUMMARY_WORDS, round(count_words(text) * CHUNK_SUMMARY_RATIO))
+        return await _rewrite(  # generous room: the length is checked later
+            run,
+            lambda words: template.render(text=text.strip(), word_limit=words),
+            limit,
+            text,
+            tries,
+        )
+
+    async with span("summarize", type="nexus_stage"):
+        outcomes = await collect(*(summarize(c) for c in chunks))
+    for i, outcome in enumerate(outcomes):
+        run.record("chunk", 0, i, outcome)
+    return CHUNK_SEPARATOR.join(o.text for o in outcomes)
+
+
+async def compress_summary(
+    run: SummaryRun,
+    summary: str,
+    template: PromptTemplate,
+    info: dict[str, Any],
+    target_words: int,
+    options: NexusOptions,
+    tries: Tries,
+) -> str:
+    """Compress ``summary`` round by round until it has at most ``target_words`` words.
+
+    Stops after ``options.max_rounds`` rounds or at a round that does not shrink the summary
+    (counted in ``compress_stalled``; that round's output is discarded). Updates ``info``.
+    """
+
+    async def shorten(piece: str) -> Outcome:
+        words = count_words(piece)
+        run.bump("compress_calls")
+        asked = max(1, int(words * COMPRESS_RATIO))
+        return await _rewrite(  # a round that fails to shrink is caught as a whole
+            run,
+            lambda limit: template.render(text=piece, words=words, word_limit=limit),
+            asked,
+            piece,
+            tries,
+        )
+
+    words = count_words(summary)
+    lengths: list[int] = []
+    stalled = False
+    info.update(initial_words=words, target_words=target_words)
+    while words > target_words and len(lengths) < options.max_rounds:
+        level = len(lengths) + 1
+        runs = pack_sentence_spans(summary, options.chunk_tokens, run.tokenizer)
+        run.bump(
+            "oversized_sentences",
+            sum(run.count(summary[a:b]) > options.chunk_tokens for a, b in runs),
+        )
+        async with span(f"compress round {level}", type="nexus_stage"):
+            outcomes = await collect(*(shorten(summary[a:b]) for a, b in runs))
+        for i, outcome in enumerate(outcomes):
+            run.record("compress", level, i, outcome)
+        run.bump("compress_rounds")
+        shorter = join_pieces(summary, runs, [o.text for o in outcomes])
+        lengths.append(count_words(shorter))
+        if lengths[-1] >= words:
+            stalled = True
+            run.bump("compress_stalled")
+            break
+        summary, words = shorter, lengths[-1]
+    if not lengths:
+        run.bump("compress_skipped")
+    info.update(
+        rounds=len(lengths),
+        lengths=lengths,
+        compress_stalled=stalled,
+        reached_target=words <= target_words,
+    )
+    return summary
+
+
+async def rewrite_summary(
+    run: SummaryRun,
+    summary: str,
+    template: PromptTemplate,
+    target_words: int | None,
+    tries: Tries,
+) -> str:
+    """Ask for a more readable version of ``summary``; keep the original if it grew too long."""
+    words = count_words(summary)
+    outcome = await _rewrite(
+        run, lambda _limit: template.render(summary=summary, words=words), words, summary, tries
+    )
+    allowed = REWRITE_TOLERANCE * max(words, target_words or 0)
+    if count_words(outcome.text) > allowed:
+        run.bump("rewrite_rejects")
+        outcome = Outcome(summary, outcome.tries, False, [*outcome.rejected, ["over_limit"]])
+    run.record("rewrite", 0, 0, outcome)
+    return outcome.text
+
+
+@dataclass(frozen=True)
+class Ending:
+    """The last stages for one sample: compression and the readability rewrite, each
+    optional (``None``: skipped), with what they need."""
+
+    compress: PromptTemplate | None
+    rewrite: PromptTemplate | None
+    target_words: int
+    options: NexusOptions
+    tries: Tries
+
+    async def finish(self, run: SummaryRun, summary: str, info: dict[str, Any]) -> None:
+        """Compress and rewrite ``summary`` (as set) and write it as the sample's summary."""
+        if self.compress is not None:
+            summary = await compress_summary(
+                run, summary, self.compress, info, self.target_words, self.options, self.tries
+            )
+        else:
+            words = count_words(summary)
+            info.update(initial_words=words, reached_target=words <= self.target_words)
+        if self.rewrite is not None:
+            summary = await rewrite_summary(
+                run, summary, self.rewrite, self.target_words, self.tries
+            )
+        run.finish(summary)
+
+
+@solver
+def nexus_sum(
+    settings: SummarySettings | None = None,
+    options: NexusOptions | None = None,
+    preprocess: bool = True,
+    compress: bool = True,
+    rewrite: bool = False,
+) -> Solver:
+    """Summarize a narrative with the NexusSum pipeline.
+
+    Args:
+        settings: The shared settings (default: :data:`NEXUS_DEFAULTS`, a 900-word target):
+            θ, the most words the final summary should have (``target_words``, else the
+            words of ``max_summary_tokens``), the temperature of every call (0.3 unless
+            set, as in the paper), the prompts folder overriding the ``nexus_sum/``
+            templates, the question key focusing chunk summaries, compression and rewrite
+            (the ``nexus_sum_focused/`` templates) and caching (Inspect's cache, keyed by
+            sample, epoch and try, so a rerun repeats no finished step).
+        options: NexusSum's own settings (:class:`NexusOptions`: δ, scenes per chunk,
+            rounds, tries, scene size, tokenizer).
+        preprocess: Rewrite dialogue as prose first (off: the ablation without P).
+        compress: Compress the joined chunk summaries (off: the ablation without C).
+        rewrite: Finish with a readability rewrite.
+
+    Returns:
+        A solver that puts the summary in ``state.output`` and ``metadata["summary"]`` and
+        its report in ``metadata["nexus_sum"]``.
+
+    Raises:
+        ValueError: If the target words, ``chunk_tokens``, ``scenes_per_chunk``,
+            ``scene_words`` or ``max_tries`` is below 1, or ``max_rounds`` below 0; at run
+            time, if focus is on and a sample has no question.
+    """
+    settings, options = settings or NEXUS_DEFAULTS, options or NexusOptions()
+    target_words = settings.summary_words
+    options.check(target_words)
+    tries = options.tries(settings)
+    focus = Focus(settings.question_key, options.tokenizer)
+    folder = settings.prompts_dir
+    dialogue = load_prompt("nexus_sum", "dialogue", folder) if preprocess else None
+    chunk_prompt = focus.load("nexus_sum", "chunk", folder)
+    compress_prompt = focus.load("nexus_sum", "compress", folder) if compress else None
+    rewrite_prompt = focus.load("nexus_sum", "rewrite", folder) if rewrite else None
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        document = document_of(state)
+        bind = focus.bind(state)
+        run = SummaryRun(state, "nexus_sum", options.tokenizer, NEXUS_COUNTERS, settings.cache)
+        info = state.metadata[NEXUS_KEY] = new_info(target_words)
+        chunks = start_chunks(run, info, document, options)
+        if dialogue is not None:
+            chunks = await preprocess_dialogue(run, chunks, dialogue, tries)
+            copy_counts(run, info)
+        summary = await summarize_chunks(run, chunks, bind(chunk_prompt), tries)
+        compress_template = bind(compress_prompt) if compress_prompt else None
+        rewrite_template = bind(rewrite_prompt) if rewrite_prompt else None
+        ending = Ending(compress_template, rewrite_template, target_words, options, tries)
+        await ending.finish(run, summary, info)
+        return state
+
+    return solve
+
+
+def start_chunks(
+    run: SummaryRun, info: dict[str, Any], document: str, options: NexusOptions
+) -> list[str]:
+    """Split the document into scene chunks and report the split."""
+    chunks, n_scenes, fallback = scene_chunks(
+        document, options.scenes_per_chunk, options.scene_words
+    )
+    run.stats.update(scenes=n_scenes, chunks=len(chunks))
+    run.plan(len(chunks))
+    info.update(scenes=n_scenes, chunks=len(chunks), scene_fallback=fallback)
+    return chunks
+
+
+def copy_counts(run: SummaryRun, info: dict[str, Any]) -> None:
+    info["dialogue_groups"] = run.stats["dialogue_groups"]
+    info["preprocess_skipped"] = run.stats["preprocess_skipped"]

@@ -1,0 +1,213 @@
+"""Reading baselines of the ReadAgent paper ("A Human-Inspired Reading Agent with Gist Memory
+of Very Long Contexts", arXiv:2402.09727, §4.2): the whole text, a truncated text, or the
+top-k pages by BM25 or by embedding similarity to the question.
+
+The retrieval baselines rank the same pages ReadAgent makes (pagination, no gisting), per
+document, with the question as the query, and show the chosen pages in document order, each
+under its ``<Page i>`` tag. Their ``pages_looked_up`` are the retrieved pages, and their
+``words_consumed`` include their share of the pagination calls.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from typing import Literal
+
+import anyio
+from inspect_ai.solver import Generate, Solver, TaskState, solver
+
+from longform_evals.models.embeddings import DEFAULT_EMBEDDER, Embedder, load_embedder
+from longform_evals.solvers.reading.bm25 import BM25
+from longform_evals.solvers.reading.memory import (
+    DocumentPages,
+    MemorySettings,
+    memoized,
+)
+from longform_evals.solvers.reading.run import ANSWER_MAX_TOKENS, ReadingRun, paged_run
+
+__all__ = ["bm25_pages", "embedding_pages", "full_text", "keep_words", "truncated"]
+
+_WORD = re.compile(r"\S+")
+_embed_lock = threading.Lock()
+
+
+def keep_words(text: str, n: int, keep: Literal["first", "last"] = "first") -> str:
+    """The first (or last) ``n`` words of ``text``, as a slice of it (inner spacing kept)."""
+    spans = [m.span() for m in _WORD.finditer(text)]
+    if n <= 0 or not spans:
+        return ""
+    if len(spans) <= n:
+        return text[spans[0][0] : spans[-1][1]]
+    if keep == "first":
+        return text[spans[0][0] : spans[n - 1][1]]
+    return text[spans[-n][0] : spans[-1][1]]
+
+
+def _shown(pages: DocumentPages, chosen: list[int]) -> str:
+    return "\n\n".join(f"<Page {i}>\n{pages.pages[i]}" for i in sorted(chosen))
+
+
+async def _answer_from(run: ReadingRun, pages: DocumentPages, chosen: list[int]) -> TaskState:
+    """Answer from the ``chosen`` pages, recording them as looked up."""
+    run.info["pages_looked_up"] = chosen
+    return await run.answer(_shown(pages, chosen), sum(pages.page_words[i] for i in chosen))
+
+
+def _run(
+    state: TaskState, strategy: str, temperature: float, tokens: int, pd: str | None, cache: bool
+) -> ReadingRun:
+    return ReadingRun(
+        state,
+        strategy,
+        temperature=temperature,
+        answer_max_tokens=tokens,
+        prompts_dir=pd,
+        cache=cache,
+    )
+
+
+@solver
+def full_text(
+    temperature: float = 0.0,
+    answer_max_tokens: int = ANSWER_MAX_TOKENS,
+    prompts_dir: str | None = None,
+    cache: bool = True,
+) -> Solver:
+    """Answer from the whole document (no truncation: use it where the document fits).
+
+    Args:
+        temperature: Temperature of the answer.
+        answer_max_tokens: Token limit of the answer.
+        prompts_dir: Optional folder overriding ``read_agent/`` templates.
+        cache: Cache the answer call with Inspect (no expiry).
+    """
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        run = _run(state, "full", temperature, answer_max_tokens, prompts_dir, cache)
+        return await run.answer(run.document, run.doc_words)
+
+    return solve
+
+
+@solver
+def truncated(
+    words: int = 6000,
+    keep: str = "first",
+    temperature: float = 0.0,
+    answer_max_tokens: int = ANSWER_MAX_TOKENS,
+    prompts_dir: str | None = None,
+    cache: bool = True,
+) -> Solver:
+    """Answer from the first (``keep="first"``) or last ``words`` words of the document
+    (6,000 words: the paper's QMSum baseline for an 8K-token model).
+
+    Raises:
+        ValueError: On ``words < 1`` or an unknown ``keep``.
+    """
+    if words < 1:
+        raise ValueError(f"words must be >= 1, got {words}")
+    if keep not in ("first", "last"):
+        raise ValueError(f"keep must be 'first' or 'last', got {keep!r}")
+    side: Literal["first", "last"] = "first" if keep == "first" else "last"
+    n_words = words
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        run = _run(state, f"truncate_{side}", temperature, answer_max_tokens, prompts_dir, cache)
+        text = keep_words(run.document, n_words, side)
+        run.info["truncated_words"] = max(0, run.doc_words - n_words)
+        return await run.answer(text, min(n_words, run.doc_words))
+
+    return solve
+
+
+def _page_settings(
+    k: int, min_words: int | None, max_words: int | None, cache: bool, prompts_dir: str | None
+) -> MemorySettings:
+    """Pagination settings of a retriever of ``k`` pages (raises ValueError on ``k < 1``)."""
+    if k < 1:
+        raise ValueError(f"k must be >= 1, got {k}")
+    return MemorySettings(
+        min_words=min_words, max_words=max_words, cache=cache, prompts_dir=prompts_dir
+    )
+
+
+@solver
+def bm25_pages(
+    k: int = 3,
+    min_words: int | None = None,
+    max_words: int | None = None,
+    k1: float = 1.5,
+    b: float = 0.75,
+    temperature: float = 0.0,
+    answer_max_tokens: int = ANSWER_MAX_TOKENS,
+    cache: bool = True,
+    prompts_dir: str | None = None,
+) -> Solver:
+    """Answer from the ``k`` pages that BM25 ranks best for the question.
+
+    Args:
+        k: Pages to retrieve.
+        min_words: Page minimum (None: the dataset's default), as for ReadAgent.
+        max_words: Page maximum (None: the dataset's default).
+        k1: BM25 term-frequency saturation.
+        b: BM25 length normalisation.
+        cache: Cache pagination and answer calls with Inspect.
+        (others as in :func:`full_text`)
+    """
+    settings = _page_settings(k, min_words, max_words, cache, prompts_dir)
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        run, pages = await paged_run(state, "bm25", settings, temperature, answer_max_tokens)
+        chosen = sorted(BM25(pages.pages, k1=k1, b=b).top(run.question, k))
+        return await _answer_from(run, pages, chosen)
+
+    return solve
+
+
+def _embed_sync(name: str, texts: list[str]) -> list[list[float]]:
+    with _embed_lock:  # one model load, and one encode at a time on the CPU
+        embed: Embedder = load_embedder(name)
+        return embed(texts)
+
+
+@solver
+def embedding_pages(
+    k: int = 3,
+    min_words: int | None = None,
+    max_words: int | None = None,
+    embedder: str = DEFAULT_EMBEDDER,
+    temperature: float = 0.0,
+    answer_max_tokens: int = ANSWER_MAX_TOKENS,
+    cache: bool = True,
+    prompts_dir: str | None = None,
+) -> Solver:
+    """Answer from the ``k`` pages whose embeddings are most similar (cosine) to the question's.
+
+    The paper embeds gists instead of pages where pages are too long for its embedder
+    (NarrativeQA). That is not needed here: :func:`~longform_evals.models.embeddings.
+    load_embedder` embeds a long text as the mean of its pieces, so every part of a page
+    counts, and pages are embedded as they are. Page vectors are computed once per document.
+
+    Args:
+        k: Pages to retrieve.
+        embedder: Name for :func:`~longform_evals.models.embeddings.load_embedder` (the
+            packaged all-MiniLM-L6-v2 by default; needs the ``embed`` extra).
+        (others as in :func:`bm25_pages`)
+    """
+    settings = _page_settings(k, min_words, max_words, cache, prompts_dir)
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        run, pages = await paged_run(state, "embedding", settings, temperature, answer_max_tokens)
+
+        async def page_vectors() -> list[list[float]]:
+            return await anyio.to_thread.run_sync(_embed_sync, embedder, pages.pages)
+
+        vectors = await memoized(run.model, f"vectors:{embedder}:{pages.key}", page_vectors)
+        [query] = await anyio.to_thread.run_sync(_embed_sync, embedder, [run.question])
+        sims = [sum(q * v for q, v in zip(query, vec, strict=True)) for vec in vectors]
+        ranked = sorted(range(len(sims)), key=lambda i: (-sims[i], i))
+        run.info["similarities"] = [round(s, 4) for s in sims]
+        return await _answer_from(run, pages, sorted(ranked[:k]))
+
+    return solve

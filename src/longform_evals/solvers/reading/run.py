@@ -1,0 +1,215 @@
+"""Shared machinery of the reading solvers: model calls, cost accounting and the answer.
+
+One :class:`ReadingRun` serves one question. It reads the reading-sample schema
+(``metadata["document"]``, ``["question"]``, ``["doc_questions"]``, ``state.choices``),
+sends every prompt through the evaluated model, and keeps ``state.metadata["reading"]``:
+
+* ``strategy``, ``pages`` (count) and ``page_words``, ``pages_looked_up`` (page numbers;
+  the retrieved pages for the retrieval baselines), ``lookup_fallbacks`` /
+  ``lookup_problems`` (ignored requests), ``pagination_fallbacks``, ``gist_words``,
+  ``doc_words``;
+* ``context_words_max``: the most document-derived words (gists, expanded or retrieved pages,
+  full or truncated text) in any one prompt for this question;
+* ``compression_rate`` = 100 x (1 - context_words_max / doc_words) (the ReadAgent paper,
+  arXiv:2402.09727, §4);
+* ``words_consumed``: the words of every prompt sent for this question, plus its share of
+  the document's pagination and gisting prompts (their words divided by
+  ``metadata["doc_questions"]``, as the paper amortises them, §3.3; conditional gists are
+  per question and charged in full);
+* ``calls``: step and prompt words of this question's own calls.
+
+The answer prompt lists the options as ``(A) ...`` and asks for a final "Answer: (X)" line
+when the sample has choices, and asks for a short answer otherwise; the reply becomes
+``state.output`` unparsed (the scorers parse it).
+"""
+
+from __future__ import annotations
+
+import string
+from typing import Any
+
+from inspect_ai.model import GenerateConfig, get_model
+from inspect_ai.solver import TaskState
+
+from longform_evals.prompts import load_prompt
+from longform_evals.solvers.common.recording import document_of
+from longform_evals.solvers.common.step_cache import step_cache
+from longform_evals.solvers.reading.memory import (
+    DocumentPages,
+    GistMemory,
+    MemorySettings,
+    document_pages,
+    words,
+)
+
+__all__ = ["ANSWER_MAX_TOKENS", "ReadingRun", "format_options", "paged_run", "question_of"]
+
+ANSWER_MAX_TOKENS = 512
+"""Default token limit of an answer (the prompts ask for the answer alone; the room is for
+models that explain anyway, so their answer line is not cut off)."""
+
+
+def question_of(state: TaskState) -> str:
+    """The question: ``metadata["question"]``, else the sample input."""
+    question: Any = state.metadata.get("question")
+    return question if isinstance(question, str) and question.strip() else state.input_text
+
+
+def format_options(options: list[str]) -> str:
+    """Options as lines ``(A) text``, ``(B) text``, ...
+
+    Raises:
+        ValueError: With more options than letters.
+    """
+    if len(options) > len(string.ascii_uppercase):
+        raise ValueError(f"{len(options)} options are more than the letters A-Z")
+    return "\n".join(f"({string.ascii_uppercase[i]}) {o}" for i, o in enumerate(options))
+
+
+class ReadingRun:
+    """Calls, counters and the answer of one question (see the module docstring).
+
+    Args:
+        state: The sample's state.
+        strategy: Recorded as ``metadata["reading"]["strategy"]``.
+        temperature: Temperature of the look-up and answer calls.
+        answer_max_tokens: Token limit of the answer.
+        prompts_dir: Optional folder overriding ``read_agent/`` templates.
+        cache: Cache the look-up and answer calls (see
+            :mod:`~longform_evals.solvers.common.step_cache`).
+    """
+
+    def __init__(
+        self,
+        state: TaskState,
+        strategy: str,
+        *,
+        temperature: float,
+        answer_max_tokens: int,
+        prompts_dir: str | None,
+        cache: bool = False,
+    ) -> None:
+        self.state = state
+        self.cache = cache
+        self.model = get_model()
+        self.document = document_of(state)
+        self.doc_words = words(self.document)
+        self.question = question_of(state)
+        self.options = [c.value for c in state.choices]
+        n: Any = state.metadata.get("doc_questions", 1)
+        self.doc_questions = n if isinstance(n, int) and n >= 1 else 1
+        self.temperature = temperature
+        self.answer_max_tokens = answer_max_tokens
+        self.prompts_dir = prompts_dir
+        self._own_words = 0
+        self._shared_words = 0.0
+        self.info: dict[str, Any] = {
+            "strategy": strategy,
+            "pages": 0,
+            "pages_looked_up": [],
+            "lookup_fallbacks": 0,
+            "lookup_problems": [],
+            "pagination_fallbacks": 0,
+            "gist_words": 0,
+            "doc_words": self.doc_words,
+            "doc_questions": self.doc_questions,
+            "context_words_max": 0,
+            "compression_rate": None,
+            "words_consumed": None,
+            "calls": [],
+        }
+        # Stored at once and filled in place, so a failed sample shows how far it got.
+        state.metadata["reading"] = self.info
+
+    @property
+    def task(self) -> str:
+        """The question, with its options for a multiple-choice sample (look-up prompts)."""
+        if not self.options:
+            return self.question
+        return f"{self.question}\n\nOptions:\n{format_options(self.options)}"
+
+    def use_pages(self, pages: DocumentPages) -> None:
+        """Charge this question its share of the document's pagination."""
+        self._shared_words += pages.prompt_words / self.doc_questions
+        self.info.update(
+            pages=len(pages.pages),
+            page_words=pages.page_words,
+            pagination_fallbacks=pages.fallbacks,
+            pagination_calls=pages.calls,
+            pagination_prompt_words=pages.prompt_words,
+            pages_forced=pages.forced,
+        )
+        if pages.fallback_answers:
+            self.info["pagination_fallback_answers"] = pages.fallback_answers
+
+    def use_gists(self, gists: GistMemory, conditional: bool) -> None:
+        """Charge this question its share of the gisting (all of it when conditional)."""
+        self._shared_words += gists.prompt_words / (1 if conditional else self.doc_questions)
+        self.info.update(
+            gist_words=gists.words,
+            gist_calls=gists.calls,
+            gist_prompt_words=gists.prompt_words,
+            empty_gists=gists.empty,
+            gists_cut=gists.cut,
+            conditional=conditional,
+        )
+
+    def problems(self, problems: list[str]) -> None:
+        """Record ignored look-up requests."""
+        self.info["lookup_problems"].extend(problems)
+        self.info["lookup_fallbacks"] = len(self.info["lookup_problems"])
+
+    async def ask(self, step: str, prompt: str, context_words: int, max_tokens: int) -> str:
+        """Send one prompt; ``context_words`` are its document-derived words."""
+        self.info["context_words_max"] = max(self.info["context_words_max"], context_words)
+        prompt_words = words(prompt)
+        self._own_words += prompt_words
+        self.info["calls"].append({"step": step, "prompt_words": prompt_words})
+        output = await self.model.generate(
+            prompt,
+            config=GenerateConfig(temperature=self.temperature, max_tokens=max_tokens),
+            cache=step_cache(self.state, self.model, self.cache),
+        )
+        self.info["calls"][-1]["reply"] = output.completion
+        if step == "answer":
+            self.state.output = output
+            self.state.messages.append(output.message)
+        return output.completion
+
+    async def answer(self, context: str, context_words: int) -> TaskState:
+        """Answer the question from ``context`` and fill in the final numbers."""
+        if self.options:
+            template = load_prompt("read_agent", "answer_choice", self.prompts_dir)
+            prompt = template.render(
+                context=context, question=self.question, options=format_options(self.options)
+            )
+        else:
+            template = load_prompt("read_agent", "answer_free", self.prompts_dir)
+            prompt = template.render(context=context, question=self.question)
+        await self.ask("answer", prompt, context_words, self.answer_max_tokens)
+        self.info["compression_rate"] = 100.0 * (
+            1 - self.info["context_words_max"] / max(1, self.doc_words)
+        )
+        self.info["words_consumed"] = self._own_words + self._shared_words
+        return self.state
+
+
+async def paged_run(
+    state: TaskState,
+    strategy: str,
+    settings: MemorySettings,
+    temperature: float,
+    answer_max_tokens: int,
+) -> tuple[ReadingRun, DocumentPages]:
+    """The question's run, with the document's pages (made or reused) charged to it."""
+    run = ReadingRun(
+        state,
+        strategy,
+        temperature=temperature,
+        answer_max_tokens=answer_max_tokens,
+        prompts_dir=settings.prompts_dir,
+        cache=settings.cache,
+    )
+    pages = await document_pages(run.model, run.document, state.metadata, state.epoch, settings)
+    run.use_pages(pages)
+    return run, pages
