@@ -405,8 +405,6 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "n": {"supported": labels.count(1), "unsupported": labels.count(0)},
         "auc": roc_auc(labels, clean),
         "bacc": 100 * balanced_accuracy(labels, [v["as written"] for v in f_verdicts]).value,
-        "flips_unsupported": flip_rates(f_verdicts, labels, 0),
-        "flips_supported": flip_rates(f_verdicts, labels, 1),
         "mean_support": {
             name: {
                 y: sum(s[name] for s, lab in zip(support, labels, strict=True) if lab == y)
@@ -441,8 +439,6 @@ async def coherence_report(
         "n": {"planted": c_labels.count(1), "clean": c_labels.count(0)},
         "auc": roc_auc([y for _, y in read_clean], [r["signal"] for r, _ in read_clean]),
         "bacc": 100 * balanced_accuracy(c_labels, [v["as written"] for v in c_verdicts]).value,
-        "flips_planted": flip_rates(c_verdicts, c_labels, 1),
-        "flips_clean": flip_rates(c_verdicts, c_labels, 0),
         "unreadable": sum(not v["read"] for r in c_res for v in r.values()),
         "detected": detection([variants(c.sentence, True, phrasings) for c in c_cases]),
         "raw": c_res,
