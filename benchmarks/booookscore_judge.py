@@ -35,9 +35,12 @@ from longform_evals.analysis.agreement import roc_auc
 from longform_evals.judges.calibration_files import calibration_name
 from longform_evals.judges.coherence import JudgeSettings, judge_summary
 from longform_evals.judges.coherence_probe import (
+    JOINT_ORDER,
     PROBES,
+    ProbeLayout,
     ProbeSettings,
     ProbeThreshold,
+    calibration_kind,
     probe_sentence,
     probe_signal,
     thresholds_for,
@@ -78,9 +81,11 @@ def load_items() -> list[Item]:
     return items
 
 
-async def probe_all(model: Model, items: list[Item]) -> list[dict[str, float | None]]:
+async def probe_all(
+    model: Model, items: list[Item], layout: ProbeLayout
+) -> list[dict[str, float | None]]:
     results = []
-    settings = ProbeSettings()
+    settings = ProbeSettings(layout=layout)
     for n, item in enumerate(items, start=1):  # in order: consecutive prompts share prefixes
         p_yes, _ = await probe_sentence(model, item.sentences, item.index, settings)
         results.append(p_yes)
@@ -90,10 +95,17 @@ async def probe_all(model: Model, items: list[Item]) -> list[dict[str, float | N
 
 
 def calibrate(
-    items: list[Item], probes: list[dict[str, float | None]], target_fpr: float, min_gain: float
+    items: list[Item],
+    probes: list[dict[str, float | None]],
+    target_fpr: float,
+    min_gain: float,
+    layout: ProbeLayout,
 ) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
+    asked = JOINT_ORDER if layout == "joint" else tuple(p.name for p in PROBES)
     for probe in PROBES:
+        if probe.name not in asked:
+            continue
         neg, pos = [], []
         for item, p_yes in zip(items, probes, strict=True):
             p = p_yes.get(probe.name)
@@ -214,19 +226,28 @@ async def main() -> None:
     parser.add_argument("--min-gain", type=float, default=0.15)
     parser.add_argument("--baseline", action="store_true")
     parser.add_argument("--dump", type=Path, help="write every probe answer to this JSON file")
+    parser.add_argument(
+        "--layout", choices=["joint", "per_probe"], default="joint", help="probe prompt layout"
+    )
+    parser.add_argument(
+        "--compare-layout",
+        choices=["joint", "per_probe"],
+        help="also probe with this layout (its packaged calibration) and print how often the "
+        "two give a sentence the same verdict",
+    )
     args = parser.parse_args()
 
     model = get_model(args.model)
     items = load_items()
     print(f"judge {args.model}: {len(items)} sentences to probe")
     start = time.perf_counter()
-    probes = await probe_all(model, items)
+    probes = await probe_all(model, items, args.layout)
     print(f"probing took {time.perf_counter() - start:.0f} s")
     if args.dump:
         args.dump.write_text(json.dumps([p for p in probes]))
 
     if args.calibrate:
-        table = calibrate(items, probes, args.target_fpr, args.min_gain)
+        table = calibrate(items, probes, args.target_fpr, args.min_gain, args.layout)
         print("\ncalibration split (per probe):")
         for name, row in table.items():
             print(
@@ -240,10 +261,12 @@ async def main() -> None:
         }
         if args.write:
             target = Path(str(resources.files("longform_evals.judges"))) / "calibration"
-            path = target / f"coherence_probe_{calibration_name(args.model)}.json"
+            kind = calibration_kind(args.layout)
+            path = target / f"{kind}_{calibration_name(args.model)}.json"
             payload = {
                 "model": args.model,
-                "made_by": "benchmarks/booookscore_judge.py --calibrate",
+                "made_by": f"benchmarks/booookscore_judge.py --layout {args.layout} --calibrate",
+                "layout": args.layout,
                 "data": "planted_errors.jsonl, calibration split (s01-s06)",
                 "target_false_flag_rate": args.target_fpr,
                 "min_gain": args.min_gain,
@@ -252,7 +275,7 @@ async def main() -> None:
             path.write_text(json.dumps(payload, indent=2) + "\n")
             print(f"wrote {path}")
     else:
-        thresholds, source = thresholds_for(str(model), ProbeSettings())
+        thresholds, source = thresholds_for(str(model), ProbeSettings(layout=args.layout))
         print(f"thresholds: {source}")
 
     print_report("TEST split, probe judge", report(items, probes, thresholds, "test"))
@@ -260,6 +283,24 @@ async def main() -> None:
         "calibration split, probe judge (fitted here)",
         report(items, probes, thresholds, "calibration"),
     )
+    if args.compare_layout:
+        test = [i for i in items if i.split == "test"]
+        other = await probe_all(model, test, args.compare_layout)
+        other_thresholds, _ = thresholds_for(str(model), ProbeSettings(layout=args.compare_layout))
+        ours = [p for i, p in zip(items, probes, strict=True) if i.split == "test"]
+        same = [
+            verdict_from_probes(i.index, "", a, thresholds).confused
+            == verdict_from_probes(i.index, "", b, other_thresholds).confused
+            for i, a, b in zip(test, ours, other, strict=True)
+        ]
+        print(
+            f"\nverdict agreement on the TEST split, {args.layout} vs {args.compare_layout}: "
+            f"{sum(same)}/{len(same)} sentences ({_rate(same):.1%})"
+        )
+        print_report(
+            f"TEST split, {args.compare_layout} layout",
+            report(test, other, other_thresholds, "test"),
+        )
     if args.baseline:
         start = time.perf_counter()
         base = await baseline(model, items)

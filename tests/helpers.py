@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import sys
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -92,3 +94,16 @@ def task_functions(path: Path) -> list[str]:
         if isinstance(node, ast.FunctionDef)
         and any(_is_task_decorator(d) for d in node.decorator_list)
     ]
+
+
+BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+
+
+def load_benchmark_script(name: str) -> ModuleType:
+    """`benchmarks/<name>.py` imported as a module (registered, so its dataclasses work)."""
+    spec = importlib.util.spec_from_file_location(f"{name}_benchmark", BENCHMARKS / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module

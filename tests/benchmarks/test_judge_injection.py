@@ -4,29 +4,21 @@ that reads only the facts shows none, so the benchmark can tell the two apart.""
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import re
-import sys
-from pathlib import Path
 from types import ModuleType
 
 import pytest
 from inspect_ai.model import get_model
 
+from helpers import load_benchmark_script
 from longform_evals.data.planted_support import load_planted_support
 
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "judge_injection.py"
 _STATEMENT = re.compile(r"(?s)<statement>\n(.*?)\n</statement>")
 _SENTENCE = re.compile(r"(?s)<sentence>\n(.*?)\n</sentence>")
 
 
 def load_benchmark() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("judge_injection_benchmark", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark_script("judge_injection")
 
 
 def _supported_tails() -> list[str]:

@@ -12,9 +12,19 @@ a threshold calibrated, for that judge model, on a separate split of a planted-e
 are switched off, so the judge reports only the kinds of confusion it can actually see.
 A sentence counts only when every active probe gave a yes/no answer (`verdict_from_probes`).
 
-Prompts are prefix-stable: instructions, the earlier text, the sentence, then the question, so
-the probes of one sentence share everything but the question, and consecutive sentences
-share the earlier text.
+Two prompt layouts, each with its own calibration file:
+- `per_probe`: one call per probe, instructions, the earlier text, the sentence, then the
+  question, so the probes of one sentence share everything but the question, and consecutive
+  sentences share the earlier text;
+- `joint`: one call per sentence. The questions come first, in the instructions, and the
+  summary follows one sentence per line up to the judged one, which is the last line; the
+  answer is one Yes/No word per question, each probe's P(yes) read from its own answer
+  position. Each sentence's prompt extends the previous sentence's by one line, so a
+  sentence's text is processed once; nearly all the cost of the `per_probe` layout is prompt
+  processing on a CPU (the question tails and the earlier sentence read again under a new
+  label), which this layout avoids (`benchmarks/throughput.py`, part C). But the 1.5B judge
+  cannot answer a list of questions: in this layout its probes rank planted errors at chance
+  (docs/booookscore.md), so `per_probe` is the default and `joint` waits for a judge that can.
 """
 
 from __future__ import annotations
@@ -30,7 +40,7 @@ from inspect_ai.model import GenerateConfig, Model
 from longform_evals.judges.calibration_files import read_calibration
 from longform_evals.judges.coherence import SentenceVerdict
 from longform_evals.judges.injection import as_data
-from longform_evals.judges.yes_no import p_yes_from_output
+from longform_evals.judges.yes_no import p_yes_at_answers, p_yes_from_output
 from longform_evals.models.identity import cache_policy
 from longform_evals.progress import BOARD, JUDGE_PHASE
 from longform_evals.prompts import load_prompt
@@ -57,6 +67,13 @@ PROBES: tuple[Probe, ...] = (
     Probe("well_formed", "language", "no", needs_earlier=False),
 )
 _NO_EARLIER_TEXT = "(none: this is the first sentence of the summary)"
+PROBE_BY_NAME = {p.name: p for p in PROBES}
+
+ProbeLayout = Literal["per_probe", "joint"]
+JOINT_ORDER: tuple[str, ...] = ("repeats", "follows", "matters", "explained")
+"""The `joint` layout's questions when no calibration names them: the probes the `per_probe`
+calibration of the 1.5B judge switched on, most discriminating first (a later answer is read
+after the judge's own earlier answers)."""
 
 
 @dataclass(frozen=True)
@@ -74,6 +91,7 @@ class ProbeSettings:
     calibration: str | None = None
     threshold: float | None = None
     top_logprobs: int = 10
+    layout: ProbeLayout = "per_probe"
 
 
 def probe_signal(p_yes: float, probe: Probe) -> float:
@@ -81,25 +99,43 @@ def probe_signal(p_yes: float, probe: Probe) -> float:
     return p_yes if probe.flag_when == "yes" else 1.0 - p_yes
 
 
+def calibration_kind(layout: ProbeLayout) -> str:
+    """The calibration file kind of a layout (`coherence_probe_joint_<model>.json`, ...)."""
+    return "coherence_probe" if layout == "per_probe" else f"coherence_probe_{layout}"
+
+
 @lru_cache(maxsize=16)
-def _load_calibration_file(path: str | None, model: str) -> tuple[dict[str, Any], str] | None:
-    return read_calibration("coherence_probe", model, path)
+def _load_calibration_file(
+    path: str | None, model: str, layout: ProbeLayout
+) -> tuple[dict[str, Any], str] | None:
+    return read_calibration(calibration_kind(layout), model, path)
+
+
+def _asked_names(layout: ProbeLayout) -> tuple[str, ...]:
+    return JOINT_ORDER if layout == "joint" else tuple(p.name for p in PROBES)
 
 
 def thresholds_for(model: str, settings: ProbeSettings) -> tuple[dict[str, ProbeThreshold], str]:
-    """Per-probe thresholds for a judge model, and where they came from."""
+    """Per-probe thresholds for a judge model, and where they came from.
+
+    The `joint` layout asks only the probes of :data:`JOINT_ORDER`; the others are off.
+    """
+    asked = _asked_names(settings.layout)
     if settings.threshold is not None:
         return (
-            {p.name: ProbeThreshold(settings.threshold) for p in PROBES},
+            {p.name: ProbeThreshold(settings.threshold, p.name in asked) for p in PROBES},
             f"threshold={settings.threshold}",
         )
-    loaded = _load_calibration_file(settings.calibration, model)
+    loaded = _load_calibration_file(settings.calibration, model, settings.layout)
     if loaded is None:
         # No calibration for this judge: the neutral point, and the metadata says so.
-        return {p.name: ProbeThreshold(0.5) for p in PROBES}, "uncalibrated (0.5)"
+        return (
+            {p.name: ProbeThreshold(0.5, p.name in asked) for p in PROBES},
+            "uncalibrated (0.5)",
+        )
     data, source = loaded
     probes = data.get("probes", {})
-    missing = [p.name for p in PROBES if p.name not in probes]
+    missing = [name for name in asked if name not in probes]
     if missing:
         raise ValueError(f"calibration {source} lacks probes {missing}")
     return (
@@ -107,6 +143,8 @@ def thresholds_for(model: str, settings: ProbeSettings) -> tuple[dict[str, Probe
             p.name: ProbeThreshold(
                 float(probes[p.name]["threshold"]), bool(probes[p.name].get("enabled", True))
             )
+            if p.name in probes and p.name in asked
+            else ProbeThreshold(0.5, enabled=False)
             for p in PROBES
         },
         source,
@@ -125,6 +163,8 @@ async def probe_sentence(
     `only_enabled`: ask only the probes these thresholds switch on, all the verdict reads (the
     scorer does; calibration passes None to read every probe).
     """
+    if settings.layout == "joint":
+        return await _probe_sentence_joint(model, sentences, index, settings, JOINT_ORDER)
     asked = [
         p
         for p in PROBES
@@ -152,6 +192,50 @@ async def probe_sentence(
     BOARD.done(JUDGE_PHASE, len(outputs))
     answers = {p.name: p_yes_from_output(o) for p, o in zip(asked, outputs, strict=True)}
     return answers, len(outputs)
+
+
+def joint_prompt(
+    sentences: list[str], index: int, names: tuple[str, ...], prompts_dir: str | None = None
+) -> str:
+    """The `joint` layout's prompt for sentence `index`: the numbered questions, then the
+    summary one sentence per line up to that sentence. Everything up to the end of the
+    sentence's line is a prefix of the next sentence's prompt."""
+    frame = load_prompt("booookscore", "probe_joint", prompts_dir)
+    questions = "\n".join(
+        f"{n}. {load_prompt('booookscore_probes', name, prompts_dir).text}"
+        for n, name in enumerate(names, start=1)
+    )
+    lines = "\n".join(as_data(s) for s in sentences[: index + 1])
+    return frame.render(questions=questions, lines=lines)
+
+
+async def _probe_sentence_joint(
+    model: Model,
+    sentences: list[str],
+    index: int,
+    settings: ProbeSettings,
+    names: tuple[str, ...],
+) -> tuple[dict[str, float | None], int]:
+    """The `joint` layout: every probe in `names` from one call (module docstring).
+
+    The question list is the same for every sentence, the first included, so all prompts of
+    a summary share it; the first sentence's answers to questions about earlier text are
+    dropped.
+    """
+    prompt = joint_prompt(sentences, index, names, settings.prompts_dir)
+    config = GenerateConfig(
+        temperature=0.0,
+        max_tokens=2 * len(names) + 4,
+        logprobs=True,
+        top_logprobs=settings.top_logprobs,
+    )
+    BOARD.plan(JUDGE_PHASE, 1)
+    output = await model.generate(prompt, config=config, cache=cache_policy(model, settings.cache))
+    BOARD.done(JUDGE_PHASE, 1)
+    answers = dict(zip(names, p_yes_at_answers(output, len(names)), strict=True))
+    if index == 0:
+        answers = {n: p for n, p in answers.items() if not PROBE_BY_NAME[n].needs_earlier}
+    return answers, 1
 
 
 def verdict_from_probes(

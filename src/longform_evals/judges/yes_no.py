@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import re
 
-from inspect_ai.model import ModelOutput
+from inspect_ai.model import Logprob, ModelOutput
 
 _TOKEN = re.compile(r"\s*(yes|no)[^\w\s]*\s*", re.IGNORECASE)
 _LEADING = re.compile(r"[\W_]*(yes|no)\b", re.IGNORECASE)
@@ -46,8 +46,22 @@ def parse_yes_no(text: str) -> float | None:
     return None
 
 
+def p_yes_from_top(item: Logprob) -> float | None:
+    """P(yes) / (P(yes) + P(no)) over one answer position's top log-probabilities (the chosen
+    token alone when the provider gave no alternatives); None when neither word is there."""
+    yes = no = 0.0
+    candidates = [(t.token, t.logprob) for t in item.top_logprobs or []]
+    for token, logprob in candidates or [(item.token, item.logprob)]:
+        word = token_word(token)
+        if word == "yes":
+            yes += math.exp(logprob)
+        elif word == "no":
+            no += math.exp(logprob)
+    return yes / (yes + no) if yes + no > 0 else None
+
+
 def p_yes_from_logprobs(output: ModelOutput) -> float | None:
-    """P(yes) / (P(yes) + P(no)) over the first answer token's top log-probabilities.
+    """P(yes) over the first answer token's top log-probabilities (:func:`p_yes_from_top`).
 
     Only whole-word tokens count (see the module docstring). None when the provider returned
     no log-probabilities or neither word is among them.
@@ -55,16 +69,26 @@ def p_yes_from_logprobs(output: ModelOutput) -> float | None:
     logprobs = output.choices[0].logprobs if output.choices else None
     if not logprobs or not logprobs.content:
         return None
-    first = logprobs.content[0]
-    candidates = [(t.token, t.logprob) for t in first.top_logprobs or []]
-    yes = no = 0.0
-    for token, logprob in candidates or [(first.token, first.logprob)]:
-        word = token_word(token)
-        if word == "yes":
-            yes += math.exp(logprob)
-        elif word == "no":
-            no += math.exp(logprob)
-    return yes / (yes + no) if yes + no > 0 else None
+    return p_yes_from_top(logprobs.content[0])
+
+
+def p_yes_at_answers(output: ModelOutput, n: int) -> list[float | None]:
+    """P(yes) at each of the first `n` answer positions of an answer of several yes/no words.
+
+    An answer position is a generated token that is a whole yes/no word; numbering and
+    punctuation between them ("1. No 2. Yes") are skipped. Positions the answer never reached
+    (it stopped early or wrote something else), and positions whose alternatives hold
+    neither word, are None. Without log-probabilities the words themselves are read
+    (1.0 / 0.0).
+    """
+    logprobs = output.choices[0].logprobs if output.choices else None
+    if logprobs and logprobs.content:
+        answers = [p_yes_from_top(t) for t in logprobs.content if token_word(t.token)]
+    else:
+        words = re.findall(r"\b(yes|no)\b", output.completion, re.IGNORECASE)
+        answers = [1.0 if w.lower() == "yes" else 0.0 for w in words]
+    answers = answers[:n]
+    return answers + [None] * (n - len(answers))
 
 
 def p_yes_from_output(output: ModelOutput) -> float | None:

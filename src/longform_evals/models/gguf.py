@@ -89,6 +89,9 @@ class Engine:
         params.model.path = key.path
         params.n_ctx = key.n_ctx
         params.n_parallel = key.n_parallel
+        # One KV buffer for all slots: each slot may use the whole context (instead of
+        # n_ctx / n_parallel), and idle slots' prefixes stay in the buffer for reuse.
+        params.kv_unified = key.n_parallel > 1
         params.cpuparams.n_threads = key.n_threads
         params.cpuparams_batch.n_threads = key.n_threads
         params.warmup = False
@@ -142,8 +145,9 @@ class GGUFModelAPI(ModelAPI):
         sha256: optional digest the file at `path` must have.
         n_ctx: context window in tokens (default min(16384, the model's training context)).
         n_threads: CPU threads (default: all cores).
-        n_parallel: concurrent slots (default 1; more slots split the context between them
-            and lose prefix reuse across slots).
+        n_parallel: slots that decode together (default 1); they share one KV buffer, so
+            each may use the whole context, but a prefix cached in one slot is not reused
+            by another.
         verbose: let llama.cpp log to stderr.
     """
 
@@ -196,7 +200,15 @@ class GGUFModelAPI(ModelAPI):
         )
         self._tokenizer_name = "qwen3" if "qwen" in model_name.lower() else "cl100k_base"
         # Running totals over this instance's calls, for benchmarks and quick checks.
-        self.totals = {"calls": 0, "prompt_tokens": 0, "cached_tokens": 0, "output_tokens": 0}
+        # Times are llama.cpp's own (ms spent processing prompts and generating tokens).
+        self.totals: dict[str, float] = {
+            "calls": 0,
+            "prompt_tokens": 0,
+            "cached_tokens": 0,
+            "output_tokens": 0,
+            "prompt_ms": 0.0,
+            "generation_ms": 0.0,
+        }
 
     def identity(self) -> str:
         """What makes this model's outputs: the digest of the loaded file (see
@@ -289,6 +301,9 @@ class GGUFModelAPI(ModelAPI):
         self.totals["prompt_tokens"] += prompt_tokens
         self.totals["cached_tokens"] += cached
         self.totals["output_tokens"] += output_tokens
+        timings = response.get("timings") or {}
+        self.totals["prompt_ms"] += float(timings.get("prompt_ms") or 0.0)
+        self.totals["generation_ms"] += float(timings.get("predicted_ms") or 0.0)
         return ModelOutput(
             model=self.model_name,
             choices=[

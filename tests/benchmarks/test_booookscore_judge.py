@@ -1,0 +1,46 @@
+"""benchmarks/booookscore_judge.py calibration: per layout, only the probes that layout asks are
+calibrated, each threshold keeps its false-flag rate on clean sentences at the target, and a
+probe without signal is switched off."""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+from helpers import load_benchmark_script
+from longform_evals.judges.coherence_probe import JOINT_ORDER, PROBES
+
+
+def _script() -> ModuleType:
+    return load_benchmark_script("booookscore_judge")
+
+
+def _data(bench: ModuleType) -> tuple[list[object], list[dict[str, float | None]]]:
+    """20 clean sentences and 4 planted duplications; `repeats` separates them, `follows`
+    (flag on "no") gives every sentence the same answer."""
+    items, probes = [], []
+    for i in range(20):
+        items.append(bench.Item("calibration", "c", i, ["s"] * 25, None))
+        probes.append({"repeats": i / 100, "follows": 0.5, "matters": 0.5, "explained": 0.5})
+    for i in range(4):
+        items.append(bench.Item("calibration", f"d{i}", 3, ["s"] * 5, "duplication"))
+        probes.append({"repeats": 0.9, "follows": 0.5, "matters": 0.5, "explained": 0.5})
+    return items, probes
+
+
+def test_joint_calibration_covers_only_its_questions() -> None:
+    bench = _script()
+    items, probes = _data(bench)
+    table = bench.calibrate(items, probes, 0.05, 0.15, "joint")
+    assert set(table) == set(JOINT_ORDER)
+    repeats = table["repeats"]
+    assert repeats["enabled"] and repeats["calibration_recall"] == 1.0
+    assert repeats["calibration_false_flag_rate"] <= 0.05
+    assert not table["follows"]["enabled"]  # the same answer for everything: no signal
+
+
+def test_per_probe_calibration_covers_every_probe() -> None:
+    bench = _script()
+    items, probes = _data(bench)
+    table = bench.calibrate(items, probes, 0.05, 0.15, "per_probe")
+    assert set(table) == {p.name for p in PROBES}
+    assert table["introduced"]["n_clean"] == 0  # never asked in this data
