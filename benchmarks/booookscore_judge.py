@@ -35,11 +35,11 @@ from longform_evals.analysis.agreement import roc_auc
 from longform_evals.judges.calibration_files import calibration_name
 from longform_evals.judges.coherence import JudgeSettings, judge_summary
 from longform_evals.judges.coherence_probe import (
-    JOINT_ORDER,
     PROBES,
     ProbeLayout,
     ProbeSettings,
     ProbeThreshold,
+    asked_probes,
     calibration_kind,
     probe_sentence,
     probe_signal,
@@ -102,7 +102,7 @@ def calibrate(
     layout: ProbeLayout,
 ) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
-    asked = JOINT_ORDER if layout == "joint" else tuple(p.name for p in PROBES)
+    asked = asked_probes(layout)
     for probe in PROBES:
         if probe.name not in asked:
             continue
@@ -133,6 +133,21 @@ def calibrate(
             "n_planted": len(pos),
         }
     return out
+
+
+def same_verdicts(
+    items: list[Item],
+    probes: list[dict[str, float | None]],
+    thresholds: dict[str, ProbeThreshold],
+    other: list[dict[str, float | None]],
+    other_thresholds: dict[str, ProbeThreshold],
+) -> list[bool]:
+    """Per item: do the two judges (answers and thresholds) agree on whether it is confusing?"""
+    return [
+        verdict_from_probes(i.index, "", a, thresholds).confused
+        == verdict_from_probes(i.index, "", b, other_thresholds).confused
+        for i, a, b in zip(items, probes, other, strict=True)
+    ]
 
 
 def _rate(flags: list[bool]) -> float:
@@ -227,7 +242,10 @@ async def main() -> None:
     parser.add_argument("--baseline", action="store_true")
     parser.add_argument("--dump", type=Path, help="write every probe answer to this JSON file")
     parser.add_argument(
-        "--layout", choices=["joint", "per_probe"], default="joint", help="probe prompt layout"
+        "--layout",
+        choices=["per_probe", "joint"],
+        default="per_probe",
+        help="probe prompt layout (per_probe: the shipped one)",
     )
     parser.add_argument(
         "--compare-layout",
@@ -288,11 +306,7 @@ async def main() -> None:
         other = await probe_all(model, test, args.compare_layout)
         other_thresholds, _ = thresholds_for(str(model), ProbeSettings(layout=args.compare_layout))
         ours = [p for i, p in zip(items, probes, strict=True) if i.split == "test"]
-        same = [
-            verdict_from_probes(i.index, "", a, thresholds).confused
-            == verdict_from_probes(i.index, "", b, other_thresholds).confused
-            for i, a, b in zip(test, ours, other, strict=True)
-        ]
+        same = same_verdicts(test, ours, thresholds, other, other_thresholds)
         print(
             f"\nverdict agreement on the TEST split, {args.layout} vs {args.compare_layout}: "
             f"{sum(same)}/{len(same)} sentences ({_rate(same):.1%})"

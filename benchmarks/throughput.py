@@ -23,6 +23,7 @@ llama.cpp engines computing at once on 2 cores would thrash each other). Part B 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import os
 import tempfile
@@ -117,7 +118,8 @@ def level0_seconds(log: EvalLog) -> tuple[float, int]:
     assert log.samples
     sample = log.samples[0]
     trace = sample.metadata["summary_trace"]
-    n0 = sum(1 for step in trace if step.get("level") == 0)
+    # Every try of a chunk summary is a call, and all of them start before the first merge.
+    n0 = sum(int(step.get("tries", 1)) for step in trace if step.get("level") == 0)
     calls = [e for e in sample.events if isinstance(e, ModelEvent)][:n0]
     start = min(e.timestamp for e in calls)
     end = max(e.completed or e.timestamp for e in calls)
@@ -200,8 +202,6 @@ async def _probe_run(model_name: str, layout: ProbeLayout) -> ProbeRun:
 
 
 def part_c(model: str) -> None:
-    import asyncio
-
     print(
         f"\nC. probe judge on the bundled summary with {model}, answer cache off "
         "(per_probe: the shipped layout; joint: every probe of a sentence from one call)"

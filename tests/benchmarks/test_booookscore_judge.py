@@ -7,7 +7,7 @@ from __future__ import annotations
 from types import ModuleType
 
 from helpers import load_benchmark_script
-from longform_evals.judges.coherence_probe import JOINT_ORDER, PROBES
+from longform_evals.judges.coherence_probe import JOINT_ORDER, PROBES, ProbeThreshold
 
 
 def _script() -> ModuleType:
@@ -44,3 +44,17 @@ def test_per_probe_calibration_covers_every_probe() -> None:
     table = bench.calibrate(items, probes, 0.05, 0.15, "per_probe")
     assert set(table) == {p.name for p in PROBES}
     assert table["introduced"]["n_clean"] == 0  # never asked in this data
+
+
+def test_same_verdicts_compares_confused_or_not_per_item() -> None:
+    bench = _script()
+    items = [bench.Item("test", "t", 1, ["a", "b"], None) for _ in range(3)]
+    low = ProbeThreshold(0.5)
+    thresholds = {p.name: low for p in PROBES}
+    ours = [{"repeats": 0.9}, {"repeats": 0.1}, {"repeats": 0.9}]  # flag, clean, flag
+    theirs = [{"repeats": 0.8}, {"repeats": 0.2}, {"repeats": 0.2}]  # flag, clean, clean
+    assert bench.same_verdicts(items, ours, thresholds, theirs, thresholds) == [
+        True,
+        True,
+        False,
+    ]

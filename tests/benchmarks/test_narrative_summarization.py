@@ -2,27 +2,19 @@
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 from inspect_ai.log import read_eval_log
 
+from helpers import load_benchmark_script
 from longform_evals.data.squality import bundled_squality_fixture
-
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "narrative_summarization.py"
 
 
 def load_benchmark() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("narrative_summarization_benchmark", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while being defined
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark_script("narrative_summarization")
 
 
 def table_rows(output: str) -> list[list[str]]:

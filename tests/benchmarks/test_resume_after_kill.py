@@ -3,7 +3,6 @@ finished call twice (benchmarks/resume_after_kill.py, run with the scripted mode
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 from pathlib import Path
@@ -11,7 +10,7 @@ from types import ModuleType
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "resume_after_kill.py"
+from helpers import load_benchmark_script
 
 # Each answer depends on its prompt alone, so a retried call would get the same answer.
 RULES = {
@@ -30,11 +29,7 @@ RULES = {
 
 
 def _script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("resume_after_kill_benchmark", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark_script("resume_after_kill")
 
 
 def _number(pattern: str, text: str) -> int:

@@ -111,7 +111,8 @@ def _load_calibration_file(
     return read_calibration(calibration_kind(layout), model, path)
 
 
-def _asked_names(layout: ProbeLayout) -> tuple[str, ...]:
+def asked_probes(layout: ProbeLayout) -> tuple[str, ...]:
+    """The probes a layout asks (and calibrates): `joint` only :data:`JOINT_ORDER`."""
     return JOINT_ORDER if layout == "joint" else tuple(p.name for p in PROBES)
 
 
@@ -120,7 +121,7 @@ def thresholds_for(model: str, settings: ProbeSettings) -> tuple[dict[str, Probe
 
     The `joint` layout asks only the probes of :data:`JOINT_ORDER`; the others are off.
     """
-    asked = _asked_names(settings.layout)
+    asked = asked_probes(settings.layout)
     if settings.threshold is not None:
         return (
             {p.name: ProbeThreshold(settings.threshold, p.name in asked) for p in PROBES},
@@ -143,7 +144,7 @@ def thresholds_for(model: str, settings: ProbeSettings) -> tuple[dict[str, Probe
             p.name: ProbeThreshold(
                 float(probes[p.name]["threshold"]), bool(probes[p.name].get("enabled", True))
             )
-            if p.name in probes and p.name in asked
+            if p.name in asked
             else ProbeThreshold(0.5, enabled=False)
             for p in PROBES
         },
@@ -164,7 +165,7 @@ async def probe_sentence(
     scorer does; calibration passes None to read every probe).
     """
     if settings.layout == "joint":
-        return await _probe_sentence_joint(model, sentences, index, settings, JOINT_ORDER)
+        return await _probe_sentence_joint(model, sentences, index, settings)
     asked = [
         p
         for p in PROBES
@@ -214,14 +215,14 @@ async def _probe_sentence_joint(
     sentences: list[str],
     index: int,
     settings: ProbeSettings,
-    names: tuple[str, ...],
 ) -> tuple[dict[str, float | None], int]:
-    """The `joint` layout: every probe in `names` from one call (module docstring).
+    """The `joint` layout: every probe of :data:`JOINT_ORDER` from one call (module docstring).
 
     The question list is the same for every sentence, the first included, so all prompts of
     a summary share it; the first sentence's answers to questions about earlier text are
     dropped.
     """
+    names = JOINT_ORDER
     prompt = joint_prompt(sentences, index, names, settings.prompts_dir)
     config = GenerateConfig(
         temperature=0.0,
