@@ -13,6 +13,8 @@ Probe mode (the default judge for small local models):
 3. on the TEST split only: per-type recall (planted sentence flagged at all, and flagged with
    its own type) and the false-flag rate on clean sentences.
 `--baseline` also runs the paper's one-call-per-sentence prompt on the test split.
+`--sentence-layouts numbered,quoted` runs only that sentence-mode judge on the test split,
+once per prompt layout, and prints how often two layouts give a sentence the same verdict.
 
     python benchmarks/booookscore_judge.py --model gguf/qwen2.5-coder-1.5b --calibrate --write
 """
@@ -27,13 +29,13 @@ from collections import defaultdict
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 from inspect_ai.model import Model, get_model
 
 from longform_evals.analysis.agreement import roc_auc
 from longform_evals.judges.calibration_files import calibration_name
-from longform_evals.judges.coherence import JudgeSettings, judge_summary
+from longform_evals.judges.coherence import JudgeSettings, SentenceLayout, judge_summary
 from longform_evals.judges.coherence_probe import (
     PROBES,
     ProbeLayout,
@@ -186,8 +188,11 @@ def report(
     }
 
 
-async def baseline(model: Model, items: list[Item]) -> dict[str, Any]:
-    """The paper's method (free-text answer per sentence) on the test split."""
+async def baseline(
+    model: Model, items: list[Item], layout: SentenceLayout = "numbered"
+) -> dict[str, Any]:
+    """The paper's method (free-text answer per sentence) on the test split; `verdicts` maps
+    (summary id, sentence index) to confused or not (None: unreadable)."""
     by_summary: dict[str, list[Item]] = defaultdict(list)
     for item in items:
         if item.split == "test":
@@ -195,15 +200,16 @@ async def baseline(model: Model, items: list[Item]) -> dict[str, Any]:
     flags: dict[str | None, list[bool]] = defaultdict(list)
     typed: dict[str | None, list[bool]] = defaultdict(list)
     failures = 0
-    for group in by_summary.values():
+    read: dict[tuple[str, int], bool | None] = {}
+    settings = JudgeSettings(mode="sentence", layout=layout)
+    for summary_id, group in by_summary.items():
         sentences = group[0].sentences
         targets = {i.index: i for i in group}
-        verdicts, _ = await judge_summary(
-            model, sentences, JudgeSettings(mode="sentence"), only=sorted(targets)
-        )
+        verdicts, _ = await judge_summary(model, sentences, settings, only=sorted(targets))
         for v in verdicts:
             if v.index not in targets:
                 continue
+            read[(summary_id, v.index)] = v.confused if v.parsed else None
             if not v.parsed:
                 failures += 1
                 continue
@@ -217,7 +223,16 @@ async def baseline(model: Model, items: list[Item]) -> dict[str, Any]:
         "recall_type": {t: _rate(typed[t]) for t in ERROR_TYPES},
         "n_clean": len(flags[None]),
         "parse_failures": failures,
+        "verdicts": read,
     }
+
+
+def verdict_agreement(
+    a: dict[tuple[str, int], bool | None], b: dict[tuple[str, int], bool | None]
+) -> tuple[int, int]:
+    """(same verdicts, sentences both judges read) over the sentences both judged."""
+    both = [(a[k], b[k]) for k in a.keys() & b.keys() if a[k] is not None and b[k] is not None]
+    return sum(x == y for x, y in both), len(both)
 
 
 def print_report(title: str, r: dict[str, Any]) -> None:
@@ -230,6 +245,30 @@ def print_report(title: str, r: dict[str, Any]) -> None:
     for t in ERROR_TYPES:
         with_type = r.get("recall_type", {}).get(t, float("nan"))
         print(f"  {t:17s} {r['recall_any'][t]:7.2f}   {with_type:7.2f}")
+
+
+async def compare_sentence_layouts(model: Model, items: list[Item], layouts: list[str]) -> None:
+    unknown = set(layouts) - set(get_args(SentenceLayout))
+    if unknown:
+        raise SystemExit(f"unknown sentence layouts {sorted(unknown)}; use numbered, quoted")
+    runs: dict[str, dict[str, Any]] = {}
+    for layout in layouts:
+        start = time.perf_counter()
+        runs[layout] = await baseline(model, items, layout)  # type: ignore[arg-type]
+        r = runs[layout]
+        flagged = sum(bool(v) for v in r["verdicts"].values())
+        print_report(f"TEST split, sentence mode, {layout} layout", r)
+        print(
+            f"  {flagged} of {len(r['verdicts'])} sentences flagged, parse failures: "
+            f"{r['parse_failures']}; took {time.perf_counter() - start:.0f} s"
+        )
+    first = layouts[0]
+    for other in layouts[1:]:
+        same, n = verdict_agreement(runs[first]["verdicts"], runs[other]["verdicts"])
+        print(
+            f"\nverdict agreement, {first} vs {other} layout: {same}/{n} sentences "
+            f"({same / n if n else float('nan'):.1%})"
+        )
 
 
 async def main() -> None:
@@ -253,10 +292,30 @@ async def main() -> None:
         help="also probe with this layout (its packaged calibration) and print how often the "
         "two give a sentence the same verdict",
     )
+    parser.add_argument(
+        "--sentence-layouts",
+        type=lambda text: [v.strip() for v in text.split(",") if v.strip()],
+        help="only run the sentence-mode judge on the TEST split in these prompt layouts "
+        "(numbered, quoted), and their verdict agreement",
+    )
+    parser.add_argument(
+        "--test-bases",
+        type=int,
+        default=None,
+        help="with --sentence-layouts: only the first N summaries of the TEST split (each with "
+        "its planted copies)",
+    )
     args = parser.parse_args()
 
     model = get_model(args.model)
     items = load_items()
+    if args.sentence_layouts:
+        if args.test_bases is not None:
+            bases = sorted({i.summary_id.split("-")[0] for i in items if i.split == "test"})
+            keep = set(bases[: args.test_bases])
+            items = [i for i in items if i.summary_id.split("-")[0] in keep]
+        await compare_sentence_layouts(model, items, args.sentence_layouts)
+        return
     print(f"judge {args.model}: {len(items)} sentences to probe")
     start = time.perf_counter()
     probes = await probe_all(model, items, args.layout)

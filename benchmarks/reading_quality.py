@@ -1,10 +1,12 @@
 """Reading strategies side by side: accuracy (or LLM raters and ROUGE), compression and cost.
 
-A. QuALITY (multiple choice): full text, GistMem, ReadAgent-P (1-2 pages), ReadAgent-S (up
-   to 3 pages) and BM25 top-2 on the same questions, with accuracy, compression rate (CR),
-   pages looked up and words consumed per question (gists amortised over the questions of
-   their article, as the paper's §3.3), and ReadAgent's words per question as a ratio of full
-   text's.
+A. QuALITY (multiple choice): full text, GistMem, ReadAgent-P (1-2 pages; answering in a
+   follow-up turn, and in the paper's in-place prompt), ReadAgent-S (up to 3 pages) and BM25
+   top-2 on the same questions (`--strategies` picks some), with accuracy, compression rate
+   (CR), pages looked up and words consumed per question (gists amortised over the questions
+   of their article, as the paper's §3.3; a follow-up turn charged only its new words, and
+   words sent charging every call its whole conversation), and each reader's words per
+   question as a ratio of full text's.
 B. QMSum and NarrativeQA (free form): ReadAgent-P versus truncation, LR-1, LR-2 (the `grader`
    role: the same model unless --grader; read by the grader's calibrated P(yes) thresholds
    when it has a calibration, and also re-read from the recorded verdict words by the paper's
@@ -14,7 +16,7 @@ B. QMSum and NarrativeQA (free form): ReadAgent-P versus truncation, LR-1, LR-2 
         --quality ../shared/data/quality/quality_5_articles.jsonl \
         [--qmsum ../shared/data/qmsum/qmsum_3_meetings.jsonl] \
         [--narrativeqa ../shared/data/narrativeqa/test-tiny.jsonl] [--limit N] [--limit-free N]
-        [--article ID]
+        [--article ID] [--strategies full,read_agent_p,...]
 
 Every run goes through `inspect eval`, so each strategy leaves an ordinary Inspect log (in
 --log-dir). Pagination, gisting and rater calls go through Inspect's cache, so a rerun does not
@@ -35,13 +37,20 @@ from inspect_ai.model import GenerateConfig, get_model
 from longform_evals.judges.raters import rate_reference
 from longform_evals.tasks.reading import narrativeqa, qmsum, quality
 
-QUALITY_STRATEGIES: list[tuple[str, dict[str, Any]]] = [
-    ("full", {"strategy": "full"}),
-    ("GistMem", {"strategy": "gist_memory"}),
-    ("ReadAgent-P (1-2 pages)", {"strategy": "read_agent_p", "max_pages": 2}),
-    ("ReadAgent-S (up to 3 pages)", {"strategy": "read_agent_s", "max_pages": 3}),
-    ("BM25 top-2", {"strategy": "bm25", "k": 2}),
-]
+QUALITY_STRATEGIES: dict[str, tuple[str, dict[str, Any]]] = {
+    "full": ("full", {"strategy": "full"}),
+    "gist_memory": ("GistMem", {"strategy": "gist_memory"}),
+    "read_agent_p": ("ReadAgent-P (1-2 pages)", {"strategy": "read_agent_p", "max_pages": 2}),
+    "read_agent_p_in_place": (
+        "ReadAgent-P (1-2 pages), in place",
+        {"strategy": "read_agent_p", "max_pages": 2, "layout": "in_place"},
+    ),
+    "read_agent_s": (
+        "ReadAgent-S (up to 3 pages)",
+        {"strategy": "read_agent_s", "max_pages": 3},
+    ),
+    "bm25": ("BM25 top-2", {"strategy": "bm25", "k": 2}),
+}
 FREE_STRATEGIES: list[tuple[str, dict[str, Any]]] = [
     ("truncate (first 1,500 words)", {"strategy": "truncate_first", "words": 1500}),
     ("ReadAgent-P (1-2 pages)", {"strategy": "read_agent_p", "max_pages": 2}),
@@ -68,6 +77,7 @@ def run_log(task: Task, args: argparse.Namespace, limit: int | None) -> EvalLog:
         model_roles=roles,
         limit=limit,
         log_dir=args.log_dir,
+        max_samples=args.max_samples,
         display="none",
     )
     return log
@@ -102,22 +112,30 @@ def fmt(value: float, pct: bool = False) -> str:
 def part_a(args: argparse.Namespace) -> None:
     only = f", article {args.article}" if args.article else ""
     print(f"\nA. QuALITY ({args.quality}{only}), reader {args.model}")
-    print("| strategy | accuracy % | unparsed % | CR % | pages looked up | words / question |")
-    print("|---|---|---|---|---|---|")
-    words: dict[str, float] = {}
-    for name, params in QUALITY_STRATEGIES:
+    print(
+        "| strategy | accuracy % | unparsed % | CR % | pages looked up | words / question "
+        "| words sent / question |"
+    )
+    print("|---|---|---|---|---|---|---|")
+    words: dict[str, tuple[float, float]] = {}
+    for key in args.strategies:
+        name, params = QUALITY_STRATEGIES[key]
         params = {**params, "answer_max_tokens": args.answer_tokens}
         m = run(quality(data=args.quality, **params), args, args.limit)
-        words[name] = m["words_consumed/mean"]
+        words[name] = (m["words_consumed/mean"], m["words_sent/mean"])
         print(
             f"| {name} | {fmt(m['correct/accuracy'], True)} | {fmt(m['unparsed/mean'], True)} | "
             f"{fmt(m['compression_rate/mean'])} | {fmt(m['pages_looked_up/mean'])} | "
-            f"{fmt(words[name])} |",
+            f"{fmt(words[name][0])} | {fmt(words[name][1])} |",
             flush=True,
         )
-    for name in words:
-        if name != "full" and words["full"]:
-            print(f"words per question, {name} / full text: {words[name] / words['full']:.2f}")
+    full = words.get("full")
+    for name, (consumed, sent) in words.items():
+        if name != "full" and full and full[0]:
+            print(
+                f"words per question, {name} / full text: {consumed / full[0]:.2f} "
+                f"(words sent: {sent / full[1]:.2f})"
+            )
 
 
 def part_b(args: argparse.Namespace) -> None:
@@ -161,10 +179,27 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=None, help="QuALITY questions per run")
     parser.add_argument("--limit-free", type=int, default=None, help="QMSum/NarrativeQA ones")
     parser.add_argument("--article", default=None, help="only this QuALITY article id")
+    parser.add_argument(
+        "--strategies",
+        type=lambda text: [k.strip() for k in text.split(",") if k.strip()],
+        default=list(QUALITY_STRATEGIES),
+        help=f"QuALITY readers, comma-separated, of: {', '.join(QUALITY_STRATEGIES)}",
+    )
     parser.add_argument("--answer-tokens", type=int, default=96)
     parser.add_argument("--connections", type=int, default=4)
+    parser.add_argument(
+        "--max-samples",
+        type=int,
+        default=None,
+        help="questions in flight at once (1 keeps a local model's prefix cache on one question)",
+    )
     parser.add_argument("--log-dir", default="logs/reading_benchmark")
     args = parser.parse_args()
+    unknown = [k for k in args.strategies if k not in QUALITY_STRATEGIES]
+    if unknown:
+        parser.error(
+            f"unknown --strategies {', '.join(unknown)}; use {', '.join(QUALITY_STRATEGIES)}"
+        )
     if args.quality:
         part_a(args)
     part_b(args)

@@ -4,7 +4,11 @@ probe without signal is switched off."""
 
 from __future__ import annotations
 
+import asyncio
 from types import ModuleType
+
+import pytest
+from inspect_ai.model import get_model
 
 from helpers import load_benchmark_script
 from longform_evals.judges.coherence_probe import JOINT_ORDER, PROBES, ProbeThreshold
@@ -58,3 +62,36 @@ def test_same_verdicts_compares_confused_or_not_per_item() -> None:
         True,
         False,
     ]
+
+
+def test_verdict_agreement_counts_sentences_both_read() -> None:
+    agreement = _script().verdict_agreement
+    a = {("s", 0): True, ("s", 1): False, ("s", 2): None, ("t", 0): True}
+    b = {("s", 0): True, ("s", 1): True, ("s", 2): False}
+    assert agreement(a, b) == (1, 2)
+
+
+def test_sentence_layouts_are_compared_on_the_test_split(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    bench = _script()
+    # The numbered layout flags sentence 2 of every summary; the quoted one flags nothing.
+    model = get_model(
+        "scripted/layouts",
+        rules=[
+            {
+                "pattern": "Sentence to judge: 2$",
+                "response": "Questions: Who?\nTypes: entity_omission",
+            },
+            {"pattern": "Sentence to judge", "response": "No confusion."},
+        ],
+        memoize=False,
+    )
+    items = [i for i in bench.load_items() if i.summary_id.startswith("s07")]
+    asyncio.run(bench.compare_sentence_layouts(model, items, ["numbered", "quoted"]))
+    out = capsys.readouterr().out
+    test = [i for i in items if i.split == "test"]
+    second = sum(1 for i in test if i.index == 1)
+    assert f"{len(test) - second}/{len(test)} sentences" in out
+    with pytest.raises(SystemExit, match="sideways"):
+        asyncio.run(bench.compare_sentence_layouts(model, items, ["sideways"]))

@@ -88,7 +88,8 @@ def test_every_judge_template_fences_the_judged_text() -> None:
     for method, name, fields in [
         ("faithfulness", "judge", ("source", "statement")),
         ("faithfulness", "judge_examples", ("source", "statement")),
-        ("booookscore", "judge_sentence", ("summary", "sentence")),
+        ("booookscore", "judge_sentence", ("summary",)),
+        ("booookscore", "judge_sentence_quoted", ("summary", "sentence")),
         ("booookscore", "judge_batch", ("summary", "sentences")),
         ("raters", "strict", ("question", "reference", "answer")),
         ("raters", "permissive", ("question", "reference", "answer")),

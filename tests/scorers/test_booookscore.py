@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from inspect_ai import Task
@@ -14,6 +14,7 @@ from inspect_ai.log import EvalLog
 from inspect_ai.model import get_model
 
 from longform_evals.judges.coherence import SentenceVerdict
+from longform_evals.models.scripted import recent_instances
 from longform_evals.scorers.booookscore import booookscore, booookscore_values
 from longform_evals.solvers import given_summary
 
@@ -63,21 +64,45 @@ def _score(log: EvalLog) -> tuple[dict[str, float], dict[str, Any]]:
     return score.value, score.metadata or {}  # type: ignore[return-value]
 
 
-def test_sentence_mode_end_to_end(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("layout", "third"),
+    [
+        ("numbered", "Sentence to judge: 3$"),
+        ("quoted", "Sentence to judge:\n<sentence>\nMarguerite"),
+    ],
+)
+def test_sentence_mode_end_to_end(tmp_path: Path, layout: str, third: str) -> None:
     rules = [
-        {
-            "pattern": "Sentence to judge:\n<sentence>\nMarguerite",
-            "response": "Questions: Who is Marguerite?\nTypes: entity_omission",
-        },
+        {"pattern": third, "response": "Questions: Who is Marguerite?\nTypes: entity_omission"},
         {"pattern": "Sentence to judge", "response": "No confusion."},
     ]
-    value, meta = _score(_run(tmp_path, rules, mode="sentence"))
+    value, meta = _score(_run(tmp_path, rules, mode="sentence", layout=layout))
     assert value["booookscore"] == pytest.approx(200 / 3)
     assert value["judge_calls"] == 3 and value["parse_failure_rate"] == 0
     flagged = [s for s in meta["sentences"] if s["confused"]]
     assert [s["index"] for s in flagged] == [2]
     assert flagged[0]["questions"] == ["Who is Marguerite?"]
-    assert meta["mode"] == "sentence"
+    assert meta["mode"] == "sentence" and meta["layout"] == layout
+
+
+def test_numbered_layout_calls_share_all_but_the_sentence_number(tmp_path: Path) -> None:
+    rules = [{"pattern": "Sentence to judge", "response": "No confusion."}]
+    _run(tmp_path, rules, mode="sentence")
+    prompts = sorted(c.last_user for c in recent_instances("judge")[-1].calls)
+    assert [p.rsplit("Sentence to judge: ", 1)[1] for p in prompts] == ["1", "2", "3"]
+    assert len({p.rsplit("Sentence to judge: ", 1)[0] for p in prompts}) == 1
+    summary = prompts[0].split("<summary>\n", 1)[1].split("\n</summary>", 1)[0]
+    assert summary.splitlines() == [
+        "1. Ada Finch keeps the lighthouse on Gull Rock with her father Tomas.",
+        "2. A storm wrecks a ship, and Ada rescues its only survivor, Piet.",
+        "3. Marguerite misleads the smugglers.",
+    ]
+    assert "Sentence 1:\nNo confusion." in prompts[0]  # the demonstrations are numbered too
+
+
+def test_an_unknown_sentence_layout_is_refused() -> None:
+    with pytest.raises(ValueError, match="unknown layout 'sideways'"):
+        booookscore(layout=cast(Any, "sideways"))
 
 
 def test_malformed_answers_are_retried_then_counted(tmp_path: Path) -> None:
@@ -89,8 +114,8 @@ def test_malformed_answers_are_retried_then_counted(tmp_path: Path) -> None:
         },
         {"pattern": "could not be read: unknown error type", "response": "Types: vagueness"},
         # first answers
-        {"pattern": "Sentence to judge:\n<sentence>\nMarguerite", "response": "It is a bit odd."},
-        {"pattern": "Sentence to judge:\n<sentence>\nA storm", "response": "Types: vagueness"},
+        {"pattern": "Sentence to judge: 3$", "response": "It is a bit odd."},
+        {"pattern": "Sentence to judge: 2$", "response": "Types: vagueness"},
         {"pattern": "Sentence to judge", "response": "No confusion."},
     ]
     value, meta = _score(_run(tmp_path, rules, mode="sentence", max_attempts=3))

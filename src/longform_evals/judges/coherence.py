@@ -3,7 +3,11 @@
 Two ways of asking a generative judge, with the same output:
 - `sentence` (the paper's method): one call per sentence; the prompt holds the taxonomy,
   the demonstrations and the whole summary first and the target sentence last, so every
-  call of one summary shares its prefix (provider prompt caches, the local KV cache);
+  call of one summary shares its prefix (provider prompt caches, the local KV cache). In
+  the default `numbered` layout the summary is one numbered sentence per line and the call
+  ends with the sentence's number, so a call adds a few tokens to the shared prefix; the
+  `quoted` layout (the paper's) ends with the sentence's text and a reminder that it is
+  data (`benchmarks/booookscore_cost.py` measures both);
 - `batched`: N numbered sentences per call, answered as one JSON list (fewer calls).
 
 A malformed answer (unknown type, no verdict, broken JSON) is sent back with the reason and
@@ -37,6 +41,7 @@ from longform_evals.judges.coherence_parse import (
 )
 from longform_evals.judges.demonstrations import (
     load_demonstrations,
+    numbered_lines,
     render_for_batches,
     render_for_sentences,
 )
@@ -46,6 +51,11 @@ from longform_evals.progress import BOARD, JUDGE_PHASE
 from longform_evals.prompts import load_prompt
 
 JudgeMode = Literal["sentence", "batched"]
+SentenceLayout = Literal["numbered", "quoted"]
+_SENTENCE_TEMPLATES: dict[str, str] = {
+    "numbered": "judge_sentence",
+    "quoted": "judge_sentence_quoted",
+}
 
 
 @dataclass
@@ -80,6 +90,7 @@ class JudgeSettings:
     cache: bool = True
     prompts_dir: str | None = None
     demonstrations: str | None = None
+    layout: SentenceLayout = "numbered"
 
 
 def _config(settings: JudgeSettings, max_tokens: int) -> GenerateConfig:
@@ -108,6 +119,13 @@ async def judge_summary(
     """
     summary = " ".join(sentences)
     if settings.mode == "sentence":
+        if settings.layout not in _SENTENCE_TEMPLATES:
+            raise ValueError(
+                f"unknown sentence-mode layout {settings.layout!r}; expected "
+                + " or ".join(map(repr, _SENTENCE_TEMPLATES))
+            )
+        if settings.layout == "numbered":
+            summary = numbered_lines([as_data(s) for s in sentences])
         indices = range(len(sentences)) if only is None else only
         verdicts = list(
             await asyncio.gather(
@@ -129,18 +147,27 @@ async def judge_summary(
     raise ValueError(f"unknown judge mode {settings.mode!r}; expected 'sentence' or 'batched'")
 
 
+def sentence_prompt(summary: str, index: int, sentence: str, settings: JudgeSettings) -> str:
+    """The sentence-mode prompt for sentence ``index``; ``summary`` is the numbered lines
+    (fenced) in the `numbered` layout, the plain summary in the `quoted` one."""
+    template = load_prompt(
+        "booookscore", _SENTENCE_TEMPLATES[settings.layout], settings.prompts_dir
+    )
+    numbered = settings.layout == "numbered"
+    demos = render_for_sentences(load_demonstrations(settings.demonstrations), numbered=numbered)
+    if numbered:
+        return template.render(demonstrations=demos, summary=summary, number=index + 1)
+    return template.render(
+        demonstrations=demos, summary=as_data(summary), sentence=as_data(sentence)
+    )
+
+
 async def _judge_one(
     model: Model, summary: str, index: int, sentence: str, settings: JudgeSettings
 ) -> SentenceVerdict:
-    template = load_prompt("booookscore", "judge_sentence", settings.prompts_dir)
     retry = load_prompt("booookscore", "retry", settings.prompts_dir)
-    demos = render_for_sentences(load_demonstrations(settings.demonstrations))
     messages: list[ChatMessage] = [
-        ChatMessageUser(
-            content=template.render(
-                demonstrations=demos, summary=as_data(summary), sentence=as_data(sentence)
-            )
-        )
+        ChatMessageUser(content=sentence_prompt(summary, index, sentence, settings))
     ]
     verdict = SentenceVerdict(index=index, sentence=sentence)
     BOARD.plan(JUDGE_PHASE, 1)

@@ -62,13 +62,19 @@ def load_demonstrations(path: str | None = None) -> tuple[Demonstration, ...]:
     return tuple(demos)
 
 
-def render_for_sentences(demos: tuple[Demonstration, ...]) -> str:
-    """Demonstrations as one-sentence-at-a-time answers."""
+def render_for_sentences(demos: tuple[Demonstration, ...], numbered: bool = False) -> str:
+    """Demonstrations as one-sentence-at-a-time answers: each sentence quoted before its
+    verdict, or (``numbered``) the summary one numbered sentence per line and each verdict
+    headed by its sentence's number, as the numbered judge layout shows a summary."""
     blocks = []
     for n, demo in enumerate(demos, start=1):
-        lines = [f"Example {n}. Summary:", demo.summary, "", f"Verdicts for example {n}:"]
-        for s in demo.sentences:
-            lines.append(f'Sentence: "{s.sentence}"')
+        if numbered:
+            lines = [f"Example {n}. Summary:", numbered_lines([s.sentence for s in demo.sentences])]
+        else:
+            lines = [f"Example {n}. Summary:", demo.summary]
+        lines += ["", f"Verdicts for example {n}:"]
+        for i, s in enumerate(demo.sentences, start=1):
+            lines.append(f"Sentence {i}:" if numbered else f'Sentence: "{s.sentence}"')
             if s.confused:
                 lines.append("Questions: " + " ".join(s.questions))
                 lines.append("Types: " + ", ".join(s.types))
@@ -77,6 +83,11 @@ def render_for_sentences(demos: tuple[Demonstration, ...]) -> str:
             lines.append("")
         blocks.append("\n".join(lines).rstrip())
     return "\n\n".join(blocks)
+
+
+def numbered_lines(sentences: list[str]) -> str:
+    """Sentences one per line, each after its 1-based number (``3. The storm breaks.``)."""
+    return "\n".join(f"{i}. {s}" for i, s in enumerate(sentences, start=1))
 
 
 def _batch_item(number: int, s: AnnotatedSentence) -> dict[str, object]:
@@ -94,7 +105,7 @@ def render_for_batches(demos: tuple[Demonstration, ...]) -> str:
     """Demonstrations as numbered sentences answered with one JSON list."""
     blocks = []
     for n, demo in enumerate(demos, start=1):
-        numbered = "\n".join(f"{i}. {s.sentence}" for i, s in enumerate(demo.sentences, start=1))
+        numbered = numbered_lines([s.sentence for s in demo.sentences])
         answer = [_batch_item(i, s) for i, s in enumerate(demo.sentences, start=1)]
         blocks.append(
             f"Example {n}. Summary:\n{demo.summary}\n\nSentences to check:\n{numbered}\n\n"

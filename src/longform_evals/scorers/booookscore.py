@@ -18,13 +18,18 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from inspect_ai.model import Model, get_model
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
-from longform_evals.judges.coherence import JudgeSettings, SentenceVerdict, judge_summary
+from longform_evals.judges.coherence import (
+    JudgeSettings,
+    SentenceLayout,
+    SentenceVerdict,
+    judge_summary,
+)
 from longform_evals.judges.coherence_probe import ProbeSettings, probe_summary, thresholds_for
 from longform_evals.judges.coherence_types import ERROR_TYPES
 from longform_evals.scorers.limited import unless_limited
@@ -104,6 +109,7 @@ def booookscore(
     prompts_dir: str | None = None,
     calibration: str | None = None,
     threshold: float | None = None,
+    layout: SentenceLayout = "numbered",
 ) -> Scorer:
     """BooookScore of the completion (the summary), judged by the `grader` role.
 
@@ -119,7 +125,12 @@ def booookscore(
         prompts_dir: folder overriding the `booookscore/` prompt templates.
         calibration: `probe` mode thresholds file (default: the packaged one for the judge).
         threshold: `probe` mode: one threshold for every type, overriding the calibration.
+        layout: `sentence` mode prompt: `numbered` (the summary as numbered lines, each call
+            naming its sentence by number: a few new prompt tokens per call) or `quoted`
+            (each call ends with the sentence's own text).
     """
+    if layout not in get_args(SentenceLayout):
+        raise ValueError(f"unknown layout {layout!r}; expected 'numbered' or 'quoted'")
 
     async def score(state: TaskState, target: Target) -> Score:
         summary = state.output.completion if state.output else ""
@@ -146,8 +157,11 @@ def booookscore(
                     max_attempts=max_attempts,
                     cache=cache,
                     prompts_dir=prompts_dir,
+                    layout=layout,
                 ),
             )
+            if resolved == "sentence":
+                extra["layout"] = layout
         values = booookscore_values(verdicts, calls)
         return Score(
             value={**values, **check.values(values["booookscore"])},

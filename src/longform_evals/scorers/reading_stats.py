@@ -16,6 +16,7 @@ READING_STATS = (
     "compression_rate",
     "pages_looked_up",
     "words_consumed",
+    "words_sent",
     "context_words_max",
     "lookup_fallbacks",
     "pagination_fallbacks",
@@ -41,8 +42,8 @@ def reading_stats_values(info: Any) -> dict[str, float]:
 
 @scorer(metrics={key: [mean()] for key in READING_STATS})
 def reading_stats() -> Scorer:
-    """Compression rate, pages looked up, words consumed and fallbacks of a reading solver,
-    from ``metadata["reading"]``. Never fails a sample: missing numbers are NaN."""
+    """Compression rate, pages looked up, words consumed and sent, and fallbacks of a reading
+    solver, from ``metadata["reading"]``. Never fails a sample: missing numbers are NaN."""
 
     async def score(state: TaskState, target: Target) -> Score:
         info = state.metadata.get("reading")

@@ -14,6 +14,7 @@ from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset
 
 from longform_evals.data.books import load_books, load_summaries
+from longform_evals.judges.coherence import SentenceLayout
 from longform_evals.scorers.booookscore import ScorerMode
 from longform_evals.scorers.booookscore import booookscore as booookscore_scorer
 from longform_evals.scorers.limited import limited
@@ -45,6 +46,7 @@ def booookscore(
     remove_artifacts: bool | None = None,
     judge_mode: ScorerMode = "auto",
     judge_batch: int = 0,
+    judge_layout: SentenceLayout = "numbered",
     judge_cache: bool = True,
     score_only: bool = False,
     prompts_dir: str | None = None,
@@ -65,6 +67,7 @@ def booookscore(
             incremental updating, as in the paper).
         judge_mode: `auto`, `sentence`, `batched` or `probe` (see the scorer).
         judge_batch: sentences per judge call; > 0 selects batched mode.
+        judge_layout: `sentence` mode prompt, `numbered` or `quoted` (see the scorer).
         judge_cache: cache judge calls so summaries can be re-scored without new calls.
         score_only: score the summaries given in `data` instead of generating them.
         prompts_dir: folder overriding any packaged prompt template.
@@ -82,6 +85,7 @@ def booookscore(
             batch_size=judge_batch if judge_batch > 0 else 10,
             cache=judge_cache,
             prompts_dir=prompts_dir,
+            layout=judge_layout,
         ),
         summary_statistics(),
         limited(),
@@ -93,7 +97,7 @@ def booookscore(
             dataset=MemoryDataset(load_summaries(data), name="booookscore_given"),
             solver=given_summary(),
             scorer=scorers,
-            version="1.0.0",
+            version="1.1.0",
         )
     check_strategy(strategy, get_args(Strategy))
     return Task(
@@ -111,5 +115,5 @@ def booookscore(
             ),
         ),
         scorer=scorers,
-        version="1.0.0",
+        version="1.1.0",
     )

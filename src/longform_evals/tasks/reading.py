@@ -33,6 +33,7 @@ from longform_evals.tasks.arguments import comma_list, strict_parameters
 
 _STRATEGY_PARAMETERS = (
     "max_pages",
+    "layout",
     "conditional",
     "k",
     "words",
@@ -58,7 +59,7 @@ def _task(
         dataset=MemoryDataset(samples, name=name),
         solver=reading(strategy, **params),
         scorer=[*scorers, reading_stats(), limited()],
-        version="1.0.0",
+        version="1.1.0",
     )
 
 
@@ -69,6 +70,7 @@ def quality(
     hard_only: bool = False,
     strategy: str = "read_agent_p",
     max_pages: int | None = None,
+    layout: str | None = None,
     conditional: bool | None = None,
     k: int | None = None,
     words: int | None = None,
@@ -86,6 +88,8 @@ def quality(
         hard_only: keep only the questions marked hard.
         strategy: the reading strategy (see the module docstring).
         max_pages: ReadAgent look-up budget (pages per question).
+        layout: ReadAgent-P's answer after its look-up: `follow_up` (default; a second
+            turn showing only the pages asked for) or `in_place` (the paper's prompt).
         conditional: ReadAgent / GistMem: show the question while gisting (gists are then
             made per question, not shared).
         k: pages retrieved by `bm25` / `embedding`.
@@ -113,6 +117,7 @@ def narrativeqa(
     summaries_only: bool = False,
     strategy: str = "read_agent_p",
     max_pages: int | None = None,
+    layout: str | None = None,
     conditional: bool | None = None,
     k: int | None = None,
     words: int | None = None,
@@ -151,6 +156,7 @@ def qmsum(
     query_types: str | list[str] | None = None,
     strategy: str = "read_agent_p",
     max_pages: int | None = None,
+    layout: str | None = None,
     conditional: bool | None = None,
     k: int | None = None,
     words: int | None = None,

@@ -154,7 +154,9 @@ def answer_prompt(api: ScriptedModelAPI) -> str:
 
 def blocks(prompt: str) -> list[tuple[int, str]]:
     """The (page number, text) blocks of the memory in an answer prompt."""
-    found = re.findall(r"<Page (\d+)>\n(.*?)(?=\n\n<Page |\n\nQuestion:)", prompt, re.S)
+    found = re.findall(
+        r"<Page (\d+)>\n(.*?)(?=\n\n<Page |\n\nQuestion:|\n\nNow answer)", prompt, re.S
+    )
     return [(int(i), text) for i, text in found]
 
 
@@ -333,7 +335,7 @@ def test_cache_false_makes_every_call_again(tmp_path: Path) -> None:
 
 def test_read_agent_p_expands_the_requested_pages_in_place(tmp_path: Path) -> None:
     doc = make_document(30)
-    solver = read_agent_parallel(max_pages=3, min_words=100, max_words=250)
+    solver = read_agent_parallel(max_pages=3, min_words=100, max_words=250, layout="in_place")
     [s], api = run(
         tmp_path, solver, [sample(doc, 0)], rules("Pages 1 and 3 look useful. [3, 1, 3]")
     )
@@ -357,6 +359,52 @@ def test_read_agent_p_expands_the_requested_pages_in_place(tmp_path: Path) -> No
     assert s.scores is not None
     value = s.scores["reading_stats"].value
     assert isinstance(value, dict) and value["pages_looked_up"] == 2
+
+
+def test_read_agent_p_follow_up_answers_in_the_look_up_conversation(tmp_path: Path) -> None:
+    doc = make_document(30)
+    solver = read_agent_parallel(max_pages=3, min_words=100, max_words=250)
+    reply = "Pages 1 and 3 look useful. [3, 1, 3]"
+    [s], api = run(tmp_path, solver, [sample(doc, 0)], rules(reply))
+    meta = info(s)
+    assert meta["pages_looked_up"] == [1, 3]
+    [call] = [c for c in api.calls if c.rule == 3]
+    lookup_prompt = [c.last_user for c in api.calls if c.rule == 2][-1]
+    # the answer call repeats the look-up prompt and reply verbatim, then the new turn
+    assert call.prompt.startswith(f"{lookup_prompt}\n\n{reply}\n\n")
+    turn = call.last_user
+    assert [i for i, _ in blocks(turn)] == [1, 3]  # only the pages asked for, in page order
+    assert all(len(t.split()) == meta["page_words"][i] for i, t in blocks(turn))
+    assert "gist P" not in turn and "(A) For the boats." in turn
+    # the model sees every gist and the two pages; CR counts both
+    seen = meta["gist_words"] + meta["page_words"][1] + meta["page_words"][3]
+    assert meta["context_words_max"] == seen
+    # consumed charges the answer its new turn only; sent charges the whole conversation
+    lookup, answer = meta["calls"]
+    assert answer["prompt_words"] == len(turn.split())
+    assert answer["words_sent"] == lookup["prompt_words"] + len(reply.split()) + len(turn.split())
+    shared = meta["pagination_prompt_words"] + meta["gist_prompt_words"]
+    assert meta["words_consumed"] == pytest.approx(
+        shared + lookup["prompt_words"] + len(turn.split())
+    )
+    assert meta["words_sent"] == pytest.approx(shared + lookup["words_sent"] + answer["words_sent"])
+    assert s.output.completion == "Answer: (A)"
+
+
+def test_read_agent_p_follow_up_with_no_page_asked_for(tmp_path: Path) -> None:
+    doc = make_document(30)
+    solver = read_agent_parallel(min_words=100, max_words=250)
+    [s], api = run(tmp_path, solver, [sample(doc, 0, choices=False)], rules("[]"))
+    turn = answer_prompt(api)
+    assert blocks(turn) == [] and "(none)" in turn and "Be concise" in turn
+    assert info(s)["context_words_max"] == info(s)["gist_words"]
+
+
+def test_read_agent_s_refuses_the_follow_up_layout() -> None:
+    with pytest.raises(ValueError, match="layout='follow_up' is not supported"):
+        read_agent_sequential(layout="follow_up")
+    with pytest.raises(ValueError, match="layout='sideways' is unknown"):
+        read_agent_parallel(layout=cast(Any, "sideways"))
 
 
 def test_read_agent_p_drops_and_counts_bad_requests(tmp_path: Path) -> None:
@@ -522,7 +570,7 @@ def test_dropping_an_unfinished_sentence_keeps_a_prefix(parts: list[str]) -> Non
 
 
 def test_gist_token_cap() -> None:
-    page = "word " * 300  # asked for 60 words
-    assert gist_token_cap(page, 1024) == 98
+    page = "word " * 300  # asked for 45 words
+    assert gist_token_cap(page, 1024) == 76
     assert gist_token_cap(page, 50) == 50
     assert gist_token_cap("short page", 1024) == 38  # at least 20 words asked for

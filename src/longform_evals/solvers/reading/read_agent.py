@@ -3,8 +3,12 @@ Contexts", arXiv:2402.09727, §3): answer a question about a long document from 
 memory, looking pages up first.
 
 * :func:`gist_memory`: answer from the gists alone (the paper's GistMem);
-* :func:`read_agent_parallel`: one call asks for up to ``max_pages`` pages ("[2, 5]"), which
-  replace their gists in place before answering (ReadAgent-P);
+* :func:`read_agent_parallel`: one call asks for up to ``max_pages`` pages ("[2, 5]"), then
+  the answer (ReadAgent-P). In the paper the pages replace their gists in place in a new
+  answer prompt (``layout="in_place"``); by default (``layout="follow_up"``) the answer is a
+  second turn of the look-up conversation that shows only the pages asked for, so the memory
+  is a prefix the model has already read (a prefix-caching model reads it once, and the
+  question is charged once: see ``words_consumed`` in :mod:`.run`);
 * :func:`read_agent_sequential`: pages are asked for one at a time, each call seeing the
   pages expanded so far, until ``STOP`` or ``max_pages`` (ReadAgent-S).
 
@@ -21,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, Literal, get_args
 
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
@@ -45,8 +49,25 @@ __all__ = ["gist_memory", "read_agent_parallel", "read_agent_sequential"]
 
 LOOKUP_MAX_TOKENS = 512
 
-_TEMPLATES = ("paginate", "shorten", "shorten_conditional", "answer_choice", "answer_free")
+_TEMPLATES = (
+    "paginate",
+    "shorten",
+    "shorten_conditional",
+    "answer_choice",
+    "answer_free",
+    "answer_choice_pages",
+    "answer_free_pages",
+)
 """The ``read_agent/`` templates every reader uses (look-up templates aside)."""
+
+AnswerLayout = Literal["follow_up", "in_place"]
+"""How a ReadAgent reader answers after its look-up (see the module docstring)."""
+
+
+def pages_text(pages: DocumentPages, expanded: set[int]) -> str:
+    """The ``expanded`` pages in full, each headed by its page tag, in page order."""
+    shown = [f"<Page {i}>\n{pages.pages[i]}" for i in sorted(expanded)]
+    return "\n\n".join(shown) if shown else "(none)"
 
 
 def _context_words(gists: GistMemory, pages: DocumentPages, expanded: set[int]) -> int:
@@ -172,14 +193,21 @@ async def _look_up_sequential(
 
 
 def _read_agent(
-    name: str, strategy: str, default_pages: int, look_up: LookUp, summary: str
+    name: str,
+    strategy: str,
+    default_pages: int,
+    look_up: LookUp,
+    summary: str,
+    layouts: tuple[AnswerLayout, ...],
 ) -> Callable[..., Solver]:
     """The solver ``name``: gists, pages looked up by ``look_up`` (template
-    ``read_agent/lookup_<kind>``), then the answer. The two ReadAgent solvers differ only in
-    the look-up, so they share this one signature."""
+    ``read_agent/lookup_<kind>``), then the answer in one of ``layouts`` (the first is the
+    default). The two ReadAgent solvers differ only in the look-up, so they share this one
+    signature."""
 
     def factory(
         max_pages: int = default_pages,
+        layout: AnswerLayout = layouts[0],
         min_words: int | None = None,
         max_words: int | None = None,
         conditional: bool = False,
@@ -192,6 +220,13 @@ def _read_agent(
     ) -> Solver:
         if max_pages < 1:
             raise ValueError(f"max_pages must be >= 1, got {max_pages}")
+        if layout not in layouts:
+            known = layout in get_args(AnswerLayout)
+            raise ValueError(
+                f"{name}: layout={layout!r} is "
+                + ("not supported by this reader" if known else "unknown")
+                + f"; use one of {', '.join(map(repr, layouts))}"
+            )
         reader = _Reader.of(strategy, locals())
         kind = name.removeprefix("read_agent_")
         template = load_prompt("read_agent", f"lookup_{kind}", prompts_dir)
@@ -200,6 +235,9 @@ def _read_agent(
         async def solve(state: TaskState, generate: Generate) -> TaskState:
             run, pages, gists = await reader.start(state)
             expanded = await look_up(run, pages, gists, lookup)
+            if layout == "follow_up":
+                seen = gists.words + sum(pages.page_words[i] for i in expanded)
+                return await run.answer_follow_up(pages_text(pages, expanded), seen)
             context = memory_text(gists.gists, pages.pages, expanded)
             return await run.answer(context, _context_words(gists, pages, expanded))
 
@@ -210,11 +248,13 @@ def _read_agent(
 
     Args:
         max_pages: The most pages the model may read in full.
+        layout: How the answer follows the look-up: {" or ".join(map(repr, layouts))}
+            (the module docstring).
         lookup_max_tokens: Token limit of each look-up reply.
         (others as in :func:`gist_memory`)
 
     Raises:
-        ValueError: If ``max_pages < 1``.
+        ValueError: If ``max_pages < 1`` or ``layout`` is not one of the above.
     """
     return solver(name=name)(factory)
 
@@ -225,6 +265,7 @@ read_agent_parallel = _read_agent(
     5,
     _look_up_parallel,
     "ReadAgent-P: one look-up call for up to ``max_pages`` pages, then the answer.",
+    ("follow_up", "in_place"),
 )
 
 read_agent_sequential = _read_agent(
@@ -234,5 +275,6 @@ read_agent_sequential = _read_agent(
     _look_up_sequential,
     "ReadAgent-S: ask for one page at a time, seeing the pages expanded so far, until the\n"
     "    model says STOP, makes a request that cannot be served (counted), or has read\n"
-    "    ``max_pages`` pages; then answer.",
+    "    ``max_pages`` pages; then answer from the memory with those pages in place.",
+    ("in_place",),
 )

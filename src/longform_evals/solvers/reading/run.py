@@ -15,8 +15,12 @@ sends every prompt through the evaluated model, and keeps ``state.metadata["read
 * ``words_consumed``: the words of every prompt sent for this question, plus its share of
   the document's pagination and gisting prompts (their words divided by
   ``metadata["doc_questions"]``, as the paper amortises them, §3.3; conditional gists are
-  per question and charged in full);
-* ``calls``: step and prompt words of this question's own calls.
+  per question and charged in full). A follow-up call (the answer after a look-up, in the
+  ``follow_up`` layout) extends the previous call's conversation, which a prefix-caching
+  model has already read, so it is charged only its new turn;
+* ``words_sent``: as ``words_consumed``, but every call charged its whole conversation (the
+  earlier turns and replies again);
+* ``calls``: step, prompt words (new) and words sent of this question's own calls.
 
 The answer prompt lists the options as ``(A) ...`` and asks for a final "Answer: (X)" line
 when the sample has choices, and asks for a short answer otherwise; the reply becomes
@@ -28,7 +32,7 @@ from __future__ import annotations
 import string
 from typing import Any
 
-from inspect_ai.model import GenerateConfig, get_model
+from inspect_ai.model import ChatMessage, ChatMessageUser, GenerateConfig, get_model
 from inspect_ai.solver import TaskState
 
 from longform_evals.prompts import load_prompt
@@ -102,7 +106,11 @@ class ReadingRun:
         self.answer_max_tokens = answer_max_tokens
         self.prompts_dir = prompts_dir
         self._own_words = 0
+        self._sent_words = 0
         self._shared_words = 0.0
+        # The last call's conversation and its words, which a follow-up call extends.
+        self._history: list[ChatMessage] = []
+        self._history_words = 0
         self.info: dict[str, Any] = {
             "strategy": strategy,
             "pages": 0,
@@ -116,6 +124,7 @@ class ReadingRun:
             "context_words_max": 0,
             "compression_rate": None,
             "words_consumed": None,
+            "words_sent": None,
             "calls": [],
         }
         # Stored at once and filled in place, so a failed sample shows how far it got.
@@ -159,18 +168,36 @@ class ReadingRun:
         self.info["lookup_problems"].extend(problems)
         self.info["lookup_fallbacks"] = len(self.info["lookup_problems"])
 
-    async def ask(self, step: str, prompt: str, context_words: int, max_tokens: int) -> str:
-        """Send one prompt; ``context_words`` are its document-derived words."""
+    async def ask(
+        self,
+        step: str,
+        prompt: str,
+        context_words: int,
+        max_tokens: int,
+        *,
+        follow_up: bool = False,
+    ) -> str:
+        """Send one prompt; ``context_words`` are the document-derived words the model sees
+        in the call. With ``follow_up`` the prompt is a new user turn after the previous
+        call's prompt and reply, so that conversation is a shared prefix."""
         self.info["context_words_max"] = max(self.info["context_words_max"], context_words)
         prompt_words = words(prompt)
+        earlier = self._history if follow_up else []
+        sent_words = prompt_words + (self._history_words if follow_up else 0)
         self._own_words += prompt_words
-        self.info["calls"].append({"step": step, "prompt_words": prompt_words})
+        self._sent_words += sent_words
+        self.info["calls"].append(
+            {"step": step, "prompt_words": prompt_words, "words_sent": sent_words}
+        )
+        messages: list[ChatMessage] = [*earlier, ChatMessageUser(content=prompt)]
         output = await self.model.generate(
-            prompt,
+            messages,
             config=GenerateConfig(temperature=self.temperature, max_tokens=max_tokens),
             cache=step_cache(self.state, self.model, self.cache),
         )
         self.info["calls"][-1]["reply"] = output.completion
+        self._history = [*messages, output.message]
+        self._history_words = sent_words + words(output.completion)
         if step == "answer":
             self.state.output = output
             self.state.messages.append(output.message)
@@ -187,10 +214,28 @@ class ReadingRun:
             template = load_prompt("read_agent", "answer_free", self.prompts_dir)
             prompt = template.render(context=context, question=self.question)
         await self.ask("answer", prompt, context_words, self.answer_max_tokens)
+        return self._finish()
+
+    async def answer_follow_up(self, pages: str, context_words: int) -> TaskState:
+        """Answer in a new turn after the look-up, showing only the ``pages`` asked for (the
+        memory is the look-up prompt, earlier in the conversation)."""
+        if self.options:
+            template = load_prompt("read_agent", "answer_choice_pages", self.prompts_dir)
+            prompt = template.render(
+                pages=pages, question=self.question, options=format_options(self.options)
+            )
+        else:
+            template = load_prompt("read_agent", "answer_free_pages", self.prompts_dir)
+            prompt = template.render(pages=pages, question=self.question)
+        await self.ask("answer", prompt, context_words, self.answer_max_tokens, follow_up=True)
+        return self._finish()
+
+    def _finish(self) -> TaskState:
         self.info["compression_rate"] = 100.0 * (
             1 - self.info["context_words_max"] / max(1, self.doc_words)
         )
         self.info["words_consumed"] = self._own_words + self._shared_words
+        self.info["words_sent"] = self._sent_words + self._shared_words
         return self.state
 
 
