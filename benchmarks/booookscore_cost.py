@@ -10,7 +10,8 @@ A. Prompt layout. The judge is asked about every sentence of a summary; consecut
      the sentence's number.
    Probe mode (one yes/no question per call):
    - question first: the sentence and question, then the earlier text;
-   - per_probe (the packaged layout): the earlier text, the sentence, then the question.
+   - per_probe (the packaged layout): the earlier text, the sentence, then the question
+     (the probes the embedded 1.5B judge's calibration switches on, for any model measured).
    Every layout judges the same summaries in the same order (the bundled one, then clean
    summaries of the planted-error set), with the embedded model's prefix cache on and
    Inspect's answer cache off; printed per layout: wall time, prompt tokens processed anew
@@ -168,8 +169,14 @@ def sentence_judge(layout: SentenceLayout, prompts_dir: str | None) -> Judge:
     return lambda model, sentences: judge_summary(model, sentences, settings)
 
 
+SHIPPED_PROBES = "coherence_probe_qwen2.5-coder-1.5b.json"
+"""Probe mode asks the probes this packaged calibration switches on (those of the embedded
+judge), whatever model is measured, so every model makes the shipped judge's calls."""
+
+
 def probe_judge(prompts_dir: str | None) -> Judge:
-    settings = ProbeSettings(cache=False, prompts_dir=prompts_dir)
+    calibration = resources.files("longform_evals.judges").joinpath(f"calibration/{SHIPPED_PROBES}")
+    settings = ProbeSettings(cache=False, prompts_dir=prompts_dir, calibration=str(calibration))
     return lambda model, sentences: probe_summary(model, sentences, settings)
 
 
