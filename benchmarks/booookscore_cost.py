@@ -4,10 +4,10 @@ A. Prompt layout. The judge is asked about every sentence of a summary; consecut
    that share a prompt prefix let the local model's KV cache reuse it. Sentence mode:
    - sentence first: the sentence, then the summary (only the instructions and examples are
      shared);
-   - quoted: instructions, examples, the summary, then the sentence's text (the paper's
-     order);
-   - numbered (the packaged default): the summary as numbered lines, each call ending with
-     the sentence's number.
+   - quoted (the packaged default): instructions, examples, the summary, then the
+     sentence's text (the paper's order);
+   - numbered (experimental): the summary as numbered lines, each call ending with the
+     sentence's number.
    Probe mode (one yes/no question per call):
    - question first: the sentence and question, then the earlier text;
    - per_probe (the packaged layout): the earlier text, the sentence, then the question
@@ -187,7 +187,7 @@ def layouts(mode: str, folder: Path) -> tuple[dict[str, Judge], str]:
             "sentence first": sentence_judge("quoted", sentence_first_prompts(folder)),
             "quoted": sentence_judge("quoted", None),
             "numbered": sentence_judge("numbered", None),
-        }, "numbered"
+        }, "quoted"
     return {
         "question first": probe_judge(question_first_prompts(folder)),
         "per_probe": probe_judge(None),

@@ -189,7 +189,7 @@ def report(
 
 
 async def baseline(
-    model: Model, items: list[Item], layout: SentenceLayout = "numbered"
+    model: Model, items: list[Item], layout: SentenceLayout = "quoted"
 ) -> dict[str, Any]:
     """The paper's method (free-text answer per sentence) on the test split; `verdicts` maps
     (summary id, sentence index) to confused or not (None: unreadable)."""

@@ -70,6 +70,6 @@ def test_part_a_runs_every_layout_over_the_same_summaries(
     out = capsys.readouterr().out
     for name in ("sentence first", "quoted", "numbered", "question first", "per_probe"):
         assert f"    {name} " in out
-    assert "sentence first / numbered: prompt tokens processed" in out
+    assert "sentence first / quoted: prompt tokens processed" in out
     assert "question first / per_probe" in out
     assert sent and sent == sorted(sent)

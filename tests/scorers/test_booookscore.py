@@ -87,7 +87,7 @@ def test_sentence_mode_end_to_end(tmp_path: Path, layout: str, third: str) -> No
 
 def test_numbered_layout_calls_share_all_but_the_sentence_number(tmp_path: Path) -> None:
     rules = [{"pattern": "Sentence to judge", "response": "No confusion."}]
-    _run(tmp_path, rules, mode="sentence")
+    _run(tmp_path, rules, mode="sentence", layout="numbered")
     prompts = sorted(c.last_user for c in recent_instances("judge")[-1].calls)
     assert [p.rsplit("Sentence to judge: ", 1)[1] for p in prompts] == ["1", "2", "3"]
     assert len({p.rsplit("Sentence to judge: ", 1)[0] for p in prompts}) == 1
@@ -118,7 +118,7 @@ def test_malformed_answers_are_retried_then_counted(tmp_path: Path) -> None:
         {"pattern": "Sentence to judge: 2$", "response": "Types: vagueness"},
         {"pattern": "Sentence to judge", "response": "No confusion."},
     ]
-    value, meta = _score(_run(tmp_path, rules, mode="sentence", max_attempts=3))
+    value, meta = _score(_run(tmp_path, rules, mode="sentence", max_attempts=3, layout="numbered"))
     by_index = {s["index"]: s for s in meta["sentences"]}
     assert by_index[2]["parsed"] and by_index[2]["attempts"] == 2
     assert not by_index[1]["parsed"] and by_index[1]["attempts"] == 3

@@ -3,11 +3,12 @@
 Two ways of asking a generative judge, with the same output:
 - `sentence` (the paper's method): one call per sentence; the prompt holds the taxonomy,
   the demonstrations and the whole summary first and the target sentence last, so every
-  call of one summary shares its prefix (provider prompt caches, the local KV cache). In
-  the default `numbered` layout the summary is one numbered sentence per line and the call
-  ends with the sentence's number, so a call adds a few tokens to the shared prefix; the
-  `quoted` layout (the paper's) ends with the sentence's text and a reminder that it is
-  data (`benchmarks/booookscore_cost.py` measures both);
+  call of one summary shares its prefix (provider prompt caches, the local KV cache). The
+  default `quoted` layout (the paper's) ends with the sentence's text and a reminder that it
+  is data; the experimental `numbered` layout shows the summary one numbered sentence per
+  line and ends with the sentence's number, so a call adds a few tokens to the shared prefix,
+  but the 0.5B judge then fails the answer format for most sentences
+  (`benchmarks/booookscore_cost.py` measures both);
 - `batched`: N numbered sentences per call, answered as one JSON list (fewer calls).
 
 A malformed answer (unknown type, no verdict, broken JSON) is sent back with the reason and
@@ -90,7 +91,7 @@ class JudgeSettings:
     cache: bool = True
     prompts_dir: str | None = None
     demonstrations: str | None = None
-    layout: SentenceLayout = "numbered"
+    layout: SentenceLayout = "quoted"
 
 
 def _config(settings: JudgeSettings, max_tokens: int) -> GenerateConfig:

@@ -109,7 +109,7 @@ def booookscore(
     prompts_dir: str | None = None,
     calibration: str | None = None,
     threshold: float | None = None,
-    layout: SentenceLayout = "numbered",
+    layout: SentenceLayout = "quoted",
 ) -> Scorer:
     """BooookScore of the completion (the summary), judged by the `grader` role.
 
@@ -125,9 +125,9 @@ def booookscore(
         prompts_dir: folder overriding the `booookscore/` prompt templates.
         calibration: `probe` mode thresholds file (default: the packaged one for the judge).
         threshold: `probe` mode: one threshold for every type, overriding the calibration.
-        layout: `sentence` mode prompt: `numbered` (the summary as numbered lines, each call
-            naming its sentence by number: a few new prompt tokens per call) or `quoted`
-            (each call ends with the sentence's own text).
+        layout: `sentence` mode prompt: `quoted` (each call ends with the sentence's own text)
+            or the experimental `numbered` (the summary as numbered lines, each call naming
+            its sentence by number: a few new prompt tokens per call; docs/booookscore.md).
     """
     if layout not in get_args(SentenceLayout):
         raise ValueError(f"unknown layout {layout!r}; expected 'numbered' or 'quoted'")

@@ -46,7 +46,7 @@ def booookscore(
     remove_artifacts: bool | None = None,
     judge_mode: ScorerMode = "auto",
     judge_batch: int = 0,
-    judge_layout: SentenceLayout = "numbered",
+    judge_layout: SentenceLayout = "quoted",
     judge_cache: bool = True,
     score_only: bool = False,
     prompts_dir: str | None = None,
@@ -67,7 +67,7 @@ def booookscore(
             incremental updating, as in the paper).
         judge_mode: `auto`, `sentence`, `batched` or `probe` (see the scorer).
         judge_batch: sentences per judge call; > 0 selects batched mode.
-        judge_layout: `sentence` mode prompt, `numbered` or `quoted` (see the scorer).
+        judge_layout: `sentence` mode prompt, `quoted` or `numbered` (see the scorer).
         judge_cache: cache judge calls so summaries can be re-scored without new calls.
         score_only: score the summaries given in `data` instead of generating them.
         prompts_dir: folder overriding any packaged prompt template.
@@ -97,7 +97,7 @@ def booookscore(
             dataset=MemoryDataset(load_summaries(data), name="booookscore_given"),
             solver=given_summary(),
             scorer=scorers,
-            version="1.1.0",
+            version="1.0.0",
         )
     check_strategy(strategy, get_args(Strategy))
     return Task(
@@ -115,5 +115,5 @@ def booookscore(
             ),
         ),
         scorer=scorers,
-        version="1.1.0",
+        version="1.0.0",
     )
