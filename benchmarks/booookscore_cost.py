@@ -72,10 +72,10 @@ _PROBE_QUESTION_FIRST = (
 )
 
 
-def bundled_summary() -> tuple[str, list[str]]:
+def bundled_summary() -> list[str]:
+    """The sentences of the bundled book's summary."""
     [sample] = load_summaries(bundled_summaries_dir() / "the_frost_hold.jsonl")
-    summary = str(sample.metadata["summary"])  # type: ignore[index]
-    return summary, split_sentences(summary)
+    return split_sentences(str(sample.metadata["summary"]))  # type: ignore[index]
 
 
 def judged_summaries(n: int) -> list[list[str]]:
@@ -86,7 +86,7 @@ def judged_summaries(n: int) -> list[list[str]]:
         .read_text(encoding="utf-8")
     )
     clean = [r["sentences"] for r in map(json.loads, text.splitlines()) if r["error_type"] is None]
-    return [bundled_summary()[1], *clean][:n]
+    return [bundled_summary(), *clean][:n]
 
 
 def _packaged(name: str) -> str:

@@ -38,7 +38,7 @@ Parsed templates are cached by file path, modification time and size.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
@@ -93,10 +93,19 @@ class PromptTemplate:
         names = frozenset(p.name for p in parts if isinstance(p, _Field))
         return cls(text=text, source=source, fields=names, _parts=parts)
 
-    def render(self, *, allow_extra: bool = False, **values: object) -> str:
+    def render(
+        self,
+        given: Mapping[str, object] | None = None,
+        /,
+        *,
+        allow_extra: bool = False,
+        **values: object,
+    ) -> str:
         """Fill the placeholders with ``values`` (each converted with ``str``).
 
         Args:
+            given: Values as a mapping, for callers that build them up (merged with
+                ``values``).
             allow_extra: Accept values for fields the template does not use.
             **values: One value per field.
 
@@ -104,6 +113,7 @@ class PromptTemplate:
             PromptError: If a field has no value, or (unless ``allow_extra``) a value has
                 no field; the message names the template's source and the fields.
         """
+        values = {**(given or {}), **values}
         missing = self.fields - values.keys()
         extra = set() if allow_extra else values.keys() - self.fields
         if missing or extra:

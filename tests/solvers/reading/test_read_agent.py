@@ -396,7 +396,7 @@ def test_read_agent_p_follow_up_with_no_page_asked_for(tmp_path: Path) -> None:
     solver = read_agent_parallel(min_words=100, max_words=250)
     [s], api = run(tmp_path, solver, [sample(doc, 0, choices=False)], rules("[]"))
     turn = answer_prompt(api)
-    assert blocks(turn) == [] and "(none)" in turn and "Be concise" in turn
+    assert blocks(turn) == [] and "(no page: you asked for none)" in turn and "Be concise" in turn
     assert info(s)["context_words_max"] == info(s)["gist_words"]
 
 

@@ -64,10 +64,11 @@ AnswerLayout = Literal["follow_up", "in_place"]
 """How a ReadAgent reader answers after its look-up (see the module docstring)."""
 
 
-def pages_text(pages: DocumentPages, expanded: set[int]) -> str:
-    """The ``expanded`` pages in full, each headed by its page tag, in page order."""
+def pages_text(pages: DocumentPages, expanded: set[int], no_pages: str) -> str:
+    """The ``expanded`` pages in full, each headed by its page tag, in page order; the
+    ``no_pages`` text when the look-up asked for none."""
     shown = [f"<Page {i}>\n{pages.pages[i]}" for i in sorted(expanded)]
-    return "\n\n".join(shown) if shown else "(none)"
+    return "\n\n".join(shown) if shown else no_pages
 
 
 def _context_words(gists: GistMemory, pages: DocumentPages, expanded: set[int]) -> int:
@@ -231,13 +232,14 @@ def _read_agent(
         kind = name.removeprefix("read_agent_")
         template = load_prompt("read_agent", f"lookup_{kind}", prompts_dir)
         lookup = _Lookup(template, max_pages, lookup_max_tokens)
+        no_pages = load_prompt("read_agent", "no_pages", prompts_dir).render().strip()
 
         async def solve(state: TaskState, generate: Generate) -> TaskState:
             run, pages, gists = await reader.start(state)
             expanded = await look_up(run, pages, gists, lookup)
             if layout == "follow_up":
                 seen = gists.words + sum(pages.page_words[i] for i in expanded)
-                return await run.answer_follow_up(pages_text(pages, expanded), seen)
+                return await run.answer_follow_up(pages_text(pages, expanded, no_pages), seen)
             context = memory_text(gists.gists, pages.pages, expanded)
             return await run.answer(context, _context_words(gists, pages, expanded))
 

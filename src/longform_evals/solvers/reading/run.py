@@ -205,29 +205,27 @@ class ReadingRun:
 
     async def answer(self, context: str, context_words: int) -> TaskState:
         """Answer the question from ``context`` and fill in the final numbers."""
-        if self.options:
-            template = load_prompt("read_agent", "answer_choice", self.prompts_dir)
-            prompt = template.render(
-                context=context, question=self.question, options=format_options(self.options)
-            )
-        else:
-            template = load_prompt("read_agent", "answer_free", self.prompts_dir)
-            prompt = template.render(context=context, question=self.question)
-        await self.ask("answer", prompt, context_words, self.answer_max_tokens)
-        return self._finish()
+        return await self._answer("", context, context_words, follow_up=False)
 
     async def answer_follow_up(self, pages: str, context_words: int) -> TaskState:
         """Answer in a new turn after the look-up, showing only the ``pages`` asked for (the
         memory is the look-up prompt, earlier in the conversation)."""
+        return await self._answer("_pages", pages, context_words, follow_up=True)
+
+    async def _answer(
+        self, suffix: str, text: str, context_words: int, *, follow_up: bool
+    ) -> TaskState:
+        # The `_pages` templates name their text `pages`, the others `context`.
+        kind = "answer_choice" if self.options else "answer_free"
+        template = load_prompt("read_agent", kind + suffix, self.prompts_dir)
+        fields: dict[str, object] = {
+            "pages" if follow_up else "context": text,
+            "question": self.question,
+        }
         if self.options:
-            template = load_prompt("read_agent", "answer_choice_pages", self.prompts_dir)
-            prompt = template.render(
-                pages=pages, question=self.question, options=format_options(self.options)
-            )
-        else:
-            template = load_prompt("read_agent", "answer_free_pages", self.prompts_dir)
-            prompt = template.render(pages=pages, question=self.question)
-        await self.ask("answer", prompt, context_words, self.answer_max_tokens, follow_up=True)
+            fields["options"] = format_options(self.options)
+        prompt = template.render(fields)
+        await self.ask("answer", prompt, context_words, self.answer_max_tokens, follow_up=follow_up)
         return self._finish()
 
     def _finish(self) -> TaskState:
