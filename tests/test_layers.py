@@ -54,9 +54,10 @@ LAYERS: dict[str, int] = {
     "scorers": 3,
     "tasks": 4,
     "reports": 4,
-    "cli": 5,
+    "runs": 5,
     "_registry": 5,
-    ENTRY: 6,
+    "cli": 6,
+    ENTRY: 7,
 }
 """Layer -> rank, as in docs/architecture.md. A layer is the first name below the package
 (`longform_evals.solvers.strategies` is in `solvers`)."""

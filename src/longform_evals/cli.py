@@ -139,6 +139,58 @@ def plot_positions(logs: tuple[str, ...], out: str | None) -> None:
     click.echo(f"wrote {plot_position_curves(curves, target)}")
 
 
+@main.command("run")
+@click.argument("plan_file", type=click.Path(dir_okay=False))
+@click.option("--dry-run", is_flag=True, help="Print the grid and estimated cost; run nothing.")
+@click.option("--display", default=None, help="Inspect display (full, rich, plain, none).")
+def run_plan_command(plan_file: str, dry_run: bool, display: str | None) -> None:
+    """Run a plan: every model on every task variant, one eval set, one fixed judge.
+
+    Running it again resumes: finished cells are kept, interrupted ones continue.
+    """
+    from longform_evals.runs.plan_file import PlanError, read_plan
+    from longform_evals.runs.run_plan import build_plan, estimate_lines, run_plan
+
+    try:
+        plan = read_plan(plan_file)
+        built = build_plan(plan)
+    except (PlanError, ValueError) as e:
+        raise click.ClickException(str(e)) from e
+    if dry_run:
+        click.echo("\n".join(estimate_lines(plan, built)))
+        return
+    options = {} if display is None else {"display": display}
+    done, logs = run_plan(plan, built, **options)
+    for log in logs:
+        click.echo(f"{log.status:>9}  {log.eval.task} / {log.eval.model}  {log.location}")
+    click.echo(f"log folder: {plan.log_dir}")
+    if not done:
+        click.echo("some cells did not finish; run the same command again to resume", err=True)
+        sys.exit(1)
+
+
+@main.command("leaderboard")
+@click.argument("log_dir", type=click.Path(file_okay=False))
+@click.option(
+    "--out", default=None, help="Folder for leaderboard.md/.csv/.json/.html (default: LOG_DIR)."
+)
+def leaderboard_command(log_dir: str, out: str | None) -> None:
+    """Compare models: one row per model x task variant, from every log in LOG_DIR.
+
+    Prints the markdown table and writes it with CSV, JSON and an HTML page.
+    """
+    from longform_evals.reports.leaderboard import LeaderboardError, build_leaderboard
+    from longform_evals.reports.leaderboard_render import to_markdown, write_all
+
+    try:
+        board = build_leaderboard(log_dir)
+    except LeaderboardError as e:
+        raise click.ClickException(str(e)) from e
+    click.echo(to_markdown(board))
+    for path in write_all(board, out or log_dir, log_dir):
+        click.echo(f"wrote {path}")
+
+
 @main.group()
 def models() -> None:
     """The embedded GGUF models."""

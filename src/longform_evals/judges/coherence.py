@@ -48,6 +48,7 @@ from longform_evals.judges.demonstrations import (
 )
 from longform_evals.judges.injection import as_data
 from longform_evals.models.identity import cache_policy
+from longform_evals.models.step_usage import JUDGE, record_step_usage
 from longform_evals.progress import BOARD, JUDGE_PHASE
 from longform_evals.prompts import load_prompt
 
@@ -176,6 +177,7 @@ async def _judge_one(
         output = await model.generate(
             messages, config=_config(settings, settings.max_tokens), cache=_cache(model, settings)
         )
+        record_step_usage(JUDGE, output)
         BOARD.done(JUDGE_PHASE)
         verdict.attempts += 1
         if output.stop_reason in ("max_tokens", "model_length"):
@@ -236,6 +238,7 @@ async def _judge_batch(
             config=_config(settings, settings.max_tokens * len(batch)),
             cache=_cache(model, settings),
         )
+        record_step_usage(JUDGE, output)
         BOARD.done(JUDGE_PHASE)
         for n in pending:
             verdicts[n - 1].attempts += 1

@@ -42,6 +42,7 @@ from longform_evals.judges.coherence import SentenceVerdict
 from longform_evals.judges.injection import as_data
 from longform_evals.judges.yes_no import p_yes_at_answers, p_yes_from_output
 from longform_evals.models.identity import cache_policy
+from longform_evals.models.step_usage import JUDGE, record_step_usage
 from longform_evals.progress import BOARD, JUDGE_PHASE
 from longform_evals.prompts import load_prompt
 
@@ -190,6 +191,8 @@ async def probe_sentence(
     outputs = await asyncio.gather(
         *[model.generate(prompt, config=config, cache=cache) for prompt in prompts]
     )
+    for output in outputs:
+        record_step_usage(JUDGE, output)
     BOARD.done(JUDGE_PHASE, len(outputs))
     answers = {p.name: p_yes_from_output(o) for p, o in zip(asked, outputs, strict=True)}
     return answers, len(outputs)
@@ -232,6 +235,7 @@ async def _probe_sentence_joint(
     )
     BOARD.plan(JUDGE_PHASE, 1)
     output = await model.generate(prompt, config=config, cache=cache_policy(model, settings.cache))
+    record_step_usage(JUDGE, output)
     BOARD.done(JUDGE_PHASE, 1)
     answers = dict(zip(names, p_yes_at_answers(output, len(names)), strict=True))
     if index == 0:

@@ -23,6 +23,7 @@ from longform_evals.judges.injection import as_data
 from longform_evals.judges.support import JudgeOptions, JudgeSetup, SupportJudgement
 from longform_evals.judges.yes_no import p_yes_from_logprobs, parse_yes_no
 from longform_evals.models.identity import cache_policy
+from longform_evals.models.step_usage import JUDGE, record_step_usage
 from longform_evals.prompts import load_prompt
 
 __all__ = [
@@ -83,6 +84,7 @@ async def judge_support(
     )
     cache = cache_policy(model, settings.cache)
     output = await model.generate(prompt, config=config, cache=cache)
+    record_step_usage(JUDGE, output)
     p = p_yes_from_logprobs(output) if settings.logprobs else None
     if p is not None:
         return SupportJudgement(p, "logprobs", output.completion)

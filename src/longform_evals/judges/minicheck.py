@@ -54,6 +54,7 @@ from longform_evals.judges.minicheck_chunking import (
 from longform_evals.judges.support import JudgeOptions, JudgeSetup, SupportJudgement
 from longform_evals.judges.yes_no import p_yes_from_logprobs, parse_yes_no
 from longform_evals.models.identity import cache_policy
+from longform_evals.models.step_usage import JUDGE, record_step_usage
 from longform_evals.text import TokenizerLike, get_tokenizer
 
 if TYPE_CHECKING:
@@ -348,6 +349,9 @@ class MiniCheckLLMJudge:
         output = await model.generate(
             messages, config=config, cache=cache_policy(model, self.cache)
         )
+        # Only this (Bespoke-MiniCheck-7B) path is a model call; the local classifiers have no
+        # token usage to record.
+        record_step_usage(JUDGE, output)
         p = p_yes_from_logprobs(output)
         if p is None:
             p = parse_yes_no(output.completion.strip())

@@ -32,6 +32,7 @@ from longform_evals.judges.injection import as_data
 from longform_evals.judges.rater_calibration import RaterCalibration
 from longform_evals.judges.yes_no import NO_VERDICT, YES_VERDICT, p_yes_from_logprobs
 from longform_evals.models.identity import cache_policy
+from longform_evals.models.step_usage import JUDGE, record_step_usage
 from longform_evals.prompts import load_prompt
 
 __all__ = [
@@ -185,6 +186,7 @@ async def ask_rater(
         output = await model.generate(
             messages, config=config, cache=cache_policy(model, settings.cache)
         )
+        record_step_usage(JUDGE, output)
         answers.append(output.completion)
         verdict = parse_verdict(output.completion)
         p_yes = p_yes_from_logprobs(output) if settings.logprobs else None

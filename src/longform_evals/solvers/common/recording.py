@@ -5,7 +5,9 @@ One :class:`SummaryRun` serves one sample. It calls the evaluated model with ret
 ``state.metadata["summary_trace"]`` and counters in ``state.metadata["summary_stats"]``, and
 finally writes the summary to ``state.output``, the message history and
 ``state.metadata["summary"]`` (:meth:`SummaryRun.finish`). Inspect logs ``state.metadata`` as
-the sample's metadata, so the trace is in the eval log (``log.samples[i].metadata``).
+the sample's metadata, so the trace is in the eval log (``log.samples[i].metadata``). Each
+call's tokens also go to the sample's tally per step kind (:data:`STEP_KIND`,
+:mod:`longform_evals.models.step_usage`).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from inspect_ai.model import (
 )
 from inspect_ai.solver import TaskState
 
+from longform_evals.models.step_usage import StepKind, record_step_usage
 from longform_evals.progress import BOARD, SUMMARIZER_PHASE
 from longform_evals.solvers.common.step_cache import step_cache
 from longform_evals.solvers.common.summary_limits import (
@@ -38,6 +41,7 @@ from longform_evals.text import Tokenizer, TokenizerLike, get_tokenizer
 
 __all__ = [
     "BASE_COUNTERS",
+    "STEP_KIND",
     "Outcome",
     "Step",
     "SummaryRun",
@@ -49,6 +53,18 @@ __all__ = [
 Step: TypeAlias = Literal[
     "chunk", "merge", "update", "compress", "artifacts", "full", "preprocess", "rewrite"
 ]
+
+STEP_KIND: dict[Step, StepKind] = {
+    "chunk": "chunk_summary",
+    "merge": "merge",
+    "update": "update",
+    "compress": "compression",
+    "artifacts": "artifact_removal",
+    "full": "full_summary",
+    "preprocess": "preprocess",
+    "rewrite": "rewrite",
+}
+"""The kind a trace step's calls are tallied under (:mod:`longform_evals.models.step_usage`)."""
 
 BASE_COUNTERS = ("calls", "retries", "forced_accepts")
 """Counters every strategy reports: model calls, retried calls, tries given up on."""
@@ -166,14 +182,16 @@ class SummaryRun:
         self.stats[name] = int(self.stats.get(name, 0)) + by
 
     async def summarize(
-        self, render: Callable[[int], str], token_limit: int, tries: Tries
+        self, render: Callable[[int], str], token_limit: int, tries: Tries, *, step: Step
     ) -> Outcome:
         """A summary of at most ``token_limit`` tokens, asked and checked in words
-        (:func:`~longform_evals.solvers.common.summary_limits.word_limit` of it)."""
+        (:func:`~longform_evals.solvers.common.summary_limits.word_limit` of it), for the
+        trace step ``step``."""
         limit = word_limit(token_limit)
         return await self.generate(
             render,
             limit,
+            step=step,
             max_tokens=token_limit,
             temperature=tries.temperature,
             max_tries=tries.max_tries,
@@ -186,6 +204,7 @@ class SummaryRun:
         render: Callable[[int], str],
         word_limit: int,
         *,
+        step: Step,
         max_tokens: int,
         temperature: float,
         max_tries: int,
@@ -198,7 +217,8 @@ class SummaryRun:
         the output is checked against ``check_limit`` words (``None``: no length check), for
         emptiness and for being finished. After the last failed try the best candidate is
         kept (:func:`~longform_evals.solvers.common.summary_limits.choose_best`) and counted in
-        ``forced_accepts``.
+        ``forced_accepts``. Every try's tokens are tallied under ``step``'s kind
+        (:data:`STEP_KIND`).
 
         Raises:
             RuntimeError: If every try came back empty.
@@ -212,6 +232,7 @@ class SummaryRun:
                 config=GenerateConfig(temperature=temp, max_tokens=max_tokens),
                 cache=self.cache_policy(attempt),
             )
+            record_step_usage(STEP_KIND[step], output)
             self.bump("calls")
             BOARD.done(SUMMARIZER_PHASE)
             if attempt:

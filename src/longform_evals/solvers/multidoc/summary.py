@@ -45,7 +45,7 @@ from inspect_ai.util import collect
 
 from longform_evals.data.multidoc import sample_documents
 from longform_evals.prompts import PromptTemplate, load_prompt
-from longform_evals.solvers.common.recording import Outcome, SummaryRun
+from longform_evals.solvers.common.recording import Outcome, Step, SummaryRun
 from longform_evals.solvers.common.summary_limits import SAFETY_TOKENS, word_limit
 from longform_evals.solvers.common.truncation import fit_documents
 from longform_evals.solvers.settings import DEFAULT_CONTEXT_WINDOW, DEFAULT_TEMPERATURE
@@ -203,12 +203,13 @@ class _Calls:
             self.cuts.append({"call": call, "dropped_tokens": dropped})
         return kept
 
-    async def call(self, render: Callable[[int], str]) -> Outcome:
-        """One summary from the prompt `render` makes for a word limit."""
+    async def call(self, render: Callable[[int], str], step: Step) -> Outcome:
+        """One summary from the prompt `render` makes for a word limit (trace step `step`)."""
         setup = self.setup
         outcome = await self.run.generate(
             render,
             setup.limit,
+            step=step,
             max_tokens=setup.max_summary_tokens,
             temperature=setup.temperature,
             max_tries=setup.max_tries,
@@ -247,7 +248,7 @@ class _Calls:
 
 async def _plain(calls: _Calls, documents: list[str]) -> str:
     """`plain` and `focus_*`: all documents in one call."""
-    outcome = await calls.call(calls.full_render(documents))
+    outcome = await calls.call(calls.full_render(documents), "full")
     calls.run.record("full", 0, 0, outcome)
     return outcome.text
 
@@ -258,7 +259,7 @@ async def _merge_level(calls: _Calls, summaries: list[str], group: int, level: i
     groups = [summaries[i : i + group] for i in range(0, len(summaries), group)]
     merge_prompt = calls.setup.merge_prompt
     merged = await collect(
-        *(calls.call(calls.list_render(merge_prompt, g)) for g in groups if len(g) > 1)
+        *(calls.call(calls.list_render(merge_prompt, g), "merge") for g in groups if len(g) > 1)
     )
     it = iter(merged)
     nxt: list[str] = []
@@ -274,7 +275,7 @@ async def _merge_level(calls: _Calls, summaries: list[str], group: int, level: i
 
 async def _hierarchical(calls: _Calls, documents: list[str]) -> str:
     """`hierarchical_*`: summarize each document (all at once), then merge level by level."""
-    outcomes = await collect(*(calls.call(calls.doc_render(d)) for d in documents))
+    outcomes = await collect(*(calls.call(calls.doc_render(d), "chunk") for d in documents))
     for i, o in enumerate(outcomes):
         calls.run.record("chunk", 0, i, o)
     summaries = [o.text for o in outcomes]
@@ -294,9 +295,9 @@ async def _incremental(calls: _Calls, documents: list[str]) -> str:
     summary = ""
     for i, doc in enumerate(documents):
         if i == 0:
-            outcome = await calls.call(calls.doc_render(doc))
+            outcome = await calls.call(calls.doc_render(doc), "chunk")
         else:
-            outcome = await calls.call(calls.update_render(summary, doc))
+            outcome = await calls.call(calls.update_render(summary, doc), "update")
         calls.run.record("chunk" if i == 0 else "update", 0, i, outcome)
         summary = outcome.text
     return summary
@@ -309,14 +310,14 @@ async def _calibration(calls: _Calls, documents: list[str], sample_id: int | str
     orders = calibration_orders(len(documents), setup.k, rng)
     calls.info["permutations"] = orders
     outcomes = await collect(
-        *(calls.call(calls.full_render([documents[i] for i in order])) for order in orders)
+        *(calls.call(calls.full_render([documents[i] for i in order]), "full") for order in orders)
     )
     for i, o in enumerate(outcomes):
         calls.run.record("full", 0, i, o)
     if len(outcomes) == 1:
         return outcomes[0].text
     render = calls.list_render(setup.combine_prompt, [o.text for o in outcomes])
-    outcome = await calls.call(render)
+    outcome = await calls.call(render, "merge")
     calls.run.record("merge", 1, 0, outcome)
     return outcome.text
 

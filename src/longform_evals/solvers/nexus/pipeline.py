@@ -36,7 +36,7 @@ from inspect_ai.util import collect, span
 
 from longform_evals.prompts import PromptTemplate, load_prompt
 from longform_evals.solvers.common.question_focus import Focus
-from longform_evals.solvers.common.recording import Outcome, SummaryRun, Tries, document_of
+from longform_evals.solvers.common.recording import Outcome, Step, SummaryRun, Tries, document_of
 from longform_evals.solvers.common.summary_limits import count_words
 from longform_evals.solvers.nexus.scenes import (
     DEFAULT_SCENE_WORDS,
@@ -166,13 +166,19 @@ def _room(run: SummaryRun, text: str) -> int:
 
 
 async def _rewrite(
-    run: SummaryRun, render: Callable[[int], str], words: int, text: str, tries: Tries
+    run: SummaryRun,
+    render: Callable[[int], str],
+    words: int,
+    text: str,
+    tries: Tries,
+    step: Step,
 ) -> Outcome:
-    """One call that rewrites ``text`` into about ``words`` words; its length is not checked
-    (a stage checks lengths as a whole)."""
+    """One call of trace step ``step`` that rewrites ``text`` into about ``words`` words; its
+    length is not checked (a stage checks lengths as a whole)."""
     return await run.generate(
         render,
         words,
+        step=step,
         max_tokens=_room(run, text),
         temperature=tries.temperature,
         max_tries=tries.max_tries,
@@ -212,7 +218,7 @@ async def preprocess_dialogue(
     async with span("preprocess", type="nexus_stage"):
         # 1: no word limit is asked for
         outcomes = await collect(
-            *(_rewrite(run, render(chunks[i]), 1, chunks[i], tries) for i in todo)
+            *(_rewrite(run, render(chunks[i]), 1, chunks[i], tries, "preprocess") for i in todo)
         )
     result = list(chunks)
     for i, outcome in zip(todo, outcomes, strict=True):
@@ -234,6 +240,7 @@ async def summarize_chunks(
             limit,
             text,
             tries,
+            "chunk",
         )
 
     async with span("summarize", type="nexus_stage"):
@@ -268,6 +275,7 @@ async def compress_summary(
             asked,
             piece,
             tries,
+            "compress",
         )
 
     words = count_words(summary)
@@ -314,7 +322,12 @@ async def rewrite_summary(
     """Ask for a more readable version of ``summary``; keep the original if it grew too long."""
     words = count_words(summary)
     outcome = await _rewrite(
-        run, lambda _limit: template.render(summary=summary, words=words), words, summary, tries
+        run,
+        lambda _limit: template.render(summary=summary, words=words),
+        words,
+        summary,
+        tries,
+        "rewrite",
     )
     allowed = REWRITE_TOLERANCE * max(words, target_words or 0)
     if count_words(outcome.text) > allowed:

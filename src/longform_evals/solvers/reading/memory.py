@@ -10,7 +10,9 @@ own replicate. Pagination and gisting calls also go through Inspect's cache (tem
 no expiry), so a rerun of the same evaluation costs no calls.
 
 Each result carries the prompt words its calls took, so that every question can be charged
-its share of the document's cost whether it computed the result or reused it.
+its share of the document's cost whether it computed the result or reused it. Their tokens
+(:mod:`longform_evals.models.step_usage`) go to the sample that made the calls only, so a sum
+over samples counts each call once.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from inspect_ai.model import CachePolicy, GenerateConfig, Model, ModelAPI
 from inspect_ai.util import collect
 
 from longform_evals.models.identity import cache_policy
+from longform_evals.models.step_usage import GIST, PAGINATION, record_step_usage
 from longform_evals.prompts import load_prompt
 from longform_evals.solvers.common.summary_limits import count_words
 from longform_evals.solvers.reading.pagination import Window, page_limits, paginate
@@ -219,6 +222,7 @@ async def document_pages(
             prompt = template.render(passage=passage)
             prompt_words += words(prompt)
             output = await model.generate(prompt, config=config, cache=settings.policy(model))
+            record_step_usage(PAGINATION, output)
             return output.completion
 
         result = await paginate(document, low, high, choose)
@@ -268,6 +272,7 @@ async def document_gists(
             temperature=0.0, max_tokens=gist_token_cap(page, settings.gist_max_tokens)
         )
         output = await model.generate(render(page), config=config, cache=settings.policy(model))
+        record_step_usage(GIST, output)
         text = _GIST_LABEL.sub("", output.completion, count=1).strip()
         cut = output.stop_reason in ("max_tokens", "model_length")
         return (drop_unfinished_sentence(text) if cut else text), cut

@@ -30,11 +30,12 @@ when the sample has choices, and asks for a short answer otherwise; the reply be
 from __future__ import annotations
 
 import string
-from typing import Any
+from typing import Any, Literal
 
 from inspect_ai.model import ChatMessage, ChatMessageUser, GenerateConfig, get_model
 from inspect_ai.solver import TaskState
 
+from longform_evals.models.step_usage import record_step_usage
 from longform_evals.prompts import load_prompt
 from longform_evals.solvers.common.recording import document_of
 from longform_evals.solvers.common.step_cache import step_cache
@@ -170,7 +171,7 @@ class ReadingRun:
 
     async def ask(
         self,
-        step: str,
+        step: Literal["lookup", "answer"],
         prompt: str,
         context_words: int,
         max_tokens: int,
@@ -179,7 +180,8 @@ class ReadingRun:
     ) -> str:
         """Send one prompt; ``context_words`` are the document-derived words the model sees
         in the call. With ``follow_up`` the prompt is a new user turn after the previous
-        call's prompt and reply, so that conversation is a shared prefix."""
+        call's prompt and reply, so that conversation is a shared prefix. The call's tokens
+        are tallied under ``step`` (:mod:`longform_evals.models.step_usage`)."""
         self.info["context_words_max"] = max(self.info["context_words_max"], context_words)
         prompt_words = words(prompt)
         earlier = self._history if follow_up else []
@@ -195,6 +197,7 @@ class ReadingRun:
             config=GenerateConfig(temperature=self.temperature, max_tokens=max_tokens),
             cache=step_cache(self.state, self.model, self.cache),
         )
+        record_step_usage(step, output)
         self.info["calls"][-1]["reply"] = output.completion
         self._history = [*messages, output.message]
         self._history_words = sent_words + words(output.completion)

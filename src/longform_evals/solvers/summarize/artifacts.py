@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from inspect_ai.model import GenerateConfig
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
+from longform_evals.models.step_usage import ARTIFACT_REMOVAL, record_step_usage
 from longform_evals.progress import BOARD, SUMMARIZER_PHASE
 from longform_evals.prompts import PromptTemplate, load_prompt
 from longform_evals.solvers.common.recording import Outcome, SummaryRun
@@ -105,6 +106,7 @@ async def clean_artifacts(
         config=GenerateConfig(temperature=temperature, max_tokens=max_tokens),
         cache=run.cache_policy(),
     )
+    record_step_usage(ARTIFACT_REMOVAL, output)
     run.bump("calls")
     BOARD.done(SUMMARIZER_PHASE)
     run.bump("artifact_calls")

@@ -73,6 +73,7 @@ def full_context(
             lambda words: prompt.render(text=cut.text, word_limit=words),
             settings.summary_tokens,
             tries,
+            step="full",
         )
         run.record("full", 0, 0, outcome)
         await final.finish(run, outcome.text)

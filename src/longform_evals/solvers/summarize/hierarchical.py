@@ -133,7 +133,9 @@ async def _summarize_chunks(
     # Spans group each level's calls in the log viewer; collect() runs the chunk
     # summaries concurrently (one span each) and cancels the rest if one fails.
     async with span("level 0", type="summary_level"):
-        outcomes = await collect(*(run.summarize(render(c.text), level0, tries) for c in chunks))
+        outcomes = await collect(
+            *(run.summarize(render(c.text), level0, tries, step="chunk") for c in chunks)
+        )
     for i, outcome in enumerate(outcomes):
         run.record("chunk", 0, i, outcome)
     return [o.text for o in outcomes]
@@ -164,7 +166,7 @@ async def _merge_level(
             render = _render_with_context(prompts["merge_context"], context, text)
         else:
             render = _render(prompts["merge"], text)
-        outcome = await run.summarize(render, plan.max_summary_tokens, tries)
+        outcome = await run.summarize(render, plan.max_summary_tokens, tries, step="merge")
         run.record("merge", level, index, outcome)
         run.bump("merges")
         merged.append(outcome.text)

@@ -14,7 +14,7 @@ from typing import TypeAlias
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from longform_evals.prompts import PromptTemplate
-from longform_evals.solvers.common.recording import SummaryRun, Tries, document_of
+from longform_evals.solvers.common.recording import Step, SummaryRun, Tries, document_of
 from longform_evals.solvers.common.summary_limits import SAFETY_TOKENS, count_words, word_limit
 from longform_evals.solvers.settings import SummarySettings
 from longform_evals.solvers.summarize.setup import summarizer
@@ -168,16 +168,18 @@ async def _update(
         needed = budget.overhead + run.count(summary) + chunk.n_tokens + budget.update_tokens
         if needed + SAFETY_TOKENS > budget.context_window:
             run.bump("context_overflows")
+    step: Step = "chunk" if index == 0 else "update"
     outcome = await run.generate(
         render,
         target,
+        step=step,
         max_tokens=budget.update_tokens,
         temperature=tries.temperature,
         max_tries=tries.max_tries,
         check_limit=None,  # an over-long update is compressed, not regenerated
         retry_temperature=tries.retry_temperature,
     )
-    run.record("chunk" if index == 0 else "update", 0, index, outcome)
+    run.record(step, 0, index, outcome)
     run.bump("updates", 1 if index else 0)
     return outcome.text
 
@@ -197,6 +199,7 @@ async def _compress(
     outcome = await run.generate(
         lambda w: template.render(summary=summary, words=words, word_limit=w),
         target,
+        step="compress",
         max_tokens=budget.max_summary_tokens,
         temperature=tries.temperature,
         max_tries=tries.max_tries,

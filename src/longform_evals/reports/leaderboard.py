@@ -1,0 +1,463 @@
+"""A leaderboard from a folder of Inspect logs: one row per model x task variant.
+
+Logs are read with Inspect's dataframe API (``evals_df``/``samples_df``, one extra column
+that pulls scores, judge, usage and model calls out of each full sample). Per row and headline
+metric: the mean over the samples that have a value, a 95 % bootstrap interval and N (from
+``analysis.intervals``, the same function as every other interval of the package), and the
+share of samples without a value (errors, refusals by the budget, unreadable verdicts).
+Ranks are per task variant and metric, shared where rows cannot be told apart (a paired
+bootstrap over the samples both rows scored), and only among rows with the same judge.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from inspect_ai.log import EvalSample
+
+from longform_evals.analysis.intervals import Interval, bootstrap_interval, shared_ranks
+from longform_evals.judges.calibration_files import read_calibration
+
+PLAN_METADATA = "longform_plan"
+"""Task metadata key written by ``longform run`` (plan, variant, judge)."""
+BUDGET_ERROR = "longform budget exhausted"
+STEP_USAGE_KEY = "longform_step_usage"
+PARSE_FLAG = 0.10
+"""A row whose parse-failure rate is above this is flagged."""
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A headline metric: a key of one scorer's value."""
+
+    scorer: str
+    key: str
+    label: str
+    higher_is_better: bool = True
+    scale: float = 1.0
+
+
+_READING_QA = [
+    Metric("llm_raters", "lr1", "LR-1", scale=100),
+    Metric("llm_raters", "lr2", "LR-2", scale=100),
+    Metric("rouge", "rougeL", "ROUGE-L", scale=100),
+]
+_NARRATIVE = [
+    Metric("rouge", "rougeL", "ROUGE-L", scale=100),
+    Metric("bertscore", "f1", "BERTScore F1", scale=100),
+    Metric("length_control", "within", "LAR", scale=100),
+    Metric("booookscore", "booookscore", "BooookScore"),
+]
+_FAITHFULNESS = [
+    Metric("faithfulness", "faithfulness", "faithfulness", scale=100),
+    Metric("faithfulness", "max_mean", "max/mean", scale=100),
+    Metric("faithfulness", "max_min", "max/min", scale=100),
+]
+HEADLINES: dict[str, list[Metric]] = {
+    "booookscore": [Metric("booookscore", "booookscore", "BooookScore")],
+    "quality": [Metric("choice_accuracy", "correct", "accuracy", scale=100)],
+    "narrativeqa": _READING_QA,
+    "qmsum": _READING_QA,
+    "squality": _NARRATIVE,
+    "booksum": _NARRATIVE,
+    "longformfact": _FAITHFULNESS,
+    "positional_bias": _FAITHFULNESS,
+}
+"""Per task, the metrics its leaderboard columns show (a scorer not in a log is left out)."""
+
+PARSE_KEYS = {
+    "booookscore": "parse_failure_rate",
+    "choice_accuracy": "unparsed",
+    "llm_raters": "unparsed",
+    "faithfulness": "missing_rate",
+}
+"""Per scorer, its per-sample share of unreadable verdicts or answers."""
+
+GRADED = {"booookscore", "booksum", "squality", "narrativeqa", "qmsum", "positional_bias"}
+"""Tasks judged by the ``grader`` role (the evaluated model itself when no grader is set)."""
+
+CALIBRATION_KIND = {
+    "booookscore": "coherence_probe",
+    "narrativeqa": "raters",
+    "qmsum": "raters",
+    "longformfact": "faithfulness",
+    "positional_bias": "faithfulness",
+}
+
+
+class LeaderboardError(ValueError):
+    """No leaderboard can be made from the folder; the message says why."""
+
+
+@dataclass
+class Row:
+    """One model on one task variant."""
+
+    model: str
+    variant: str
+    task: str
+    judge: str | None
+    judge_mode: str | None
+    judge_quality: str
+    log: str
+    status: str
+    samples: int
+    planned: int
+    errors: int
+    budget_refused: int
+    parse_failure_rate: float
+    self_judged: bool = False
+    metrics: dict[str, Interval] = field(default_factory=dict)
+    missing: dict[str, int] = field(default_factory=dict)
+    per_sample: dict[str, dict[str, float]] = field(default_factory=dict)
+    ranks: dict[str, int] = field(default_factory=dict)
+    input_tokens: float = 0.0
+    output_tokens: float = 0.0
+    cache_read_tokens: float = 0.0
+    judge_tokens: float = 0.0
+    calls: float = 0.0
+    steps: dict[str, dict[str, float]] = field(default_factory=dict)
+    wall_seconds: float = math.nan
+
+    @property
+    def partial(self) -> bool:
+        return self.status != "success" or self.samples < self.planned or self.budget_refused > 0
+
+    @property
+    def flags(self) -> list[str]:
+        out = []
+        if self.partial:
+            out.append("partial")
+        if self.parse_failure_rate > PARSE_FLAG:
+            out.append(f"parse failures {100 * self.parse_failure_rate:.0f} %")
+        if self.self_judged:
+            out.append("self-judged")
+        return out
+
+    @property
+    def tokens(self) -> float:
+        return self.input_tokens + self.output_tokens
+
+
+@dataclass
+class Leaderboard:
+    """Rows grouped by task variant, the metrics shown per variant, and the skipped logs."""
+
+    rows: list[Row]
+    metrics: dict[str, list[Metric]]
+    skipped: list[tuple[str, str]]
+    notes: list[str] = field(default_factory=list)
+
+    def variants(self) -> list[str]:
+        return list(dict.fromkeys(r.variant for r in self.rows))
+
+
+def _sample_facts(sample: EvalSample) -> dict[str, Any]:
+    """What the leaderboard needs of one full sample, as JSON."""
+    scores = {}
+    judge = None
+    mode = None
+    for name, score in (sample.scores or {}).items():
+        value = score.value
+        scores[name.split("/")[-1]] = value if isinstance(value, dict) else {"value": value}
+        meta = score.metadata or {}
+        judge = judge or meta.get("judge")
+        mode = mode or meta.get("mode")
+    model_events = [e for e in sample.events if e.event == "model"]
+    grader = (sample.role_usage or {}).get("grader")
+    # The evaluated model's own tokens: all usage less the grader role's.
+    usage = {"input": 0, "output": 0, "cache_read": 0}
+    for sign, counted in [
+        (1, (sample.model_usage or {}).values()),
+        (-1, [grader] if grader else []),
+    ]:
+        for u in counted:
+            usage["input"] += sign * u.input_tokens
+            usage["output"] += sign * u.output_tokens
+            usage["cache_read"] += sign * (u.input_tokens_cache_read or 0)
+    return {
+        "scores": scores,
+        "judge": judge,
+        "mode": mode,
+        "error": sample.error.message if sample.error else None,
+        "calls": len(model_events),
+        "usage": usage,
+        "grader_tokens": (grader.input_tokens + grader.output_tokens) if grader else 0,
+        "steps": (sample.store or {}).get(STEP_USAGE_KEY) or {},
+    }
+
+
+def _frames(log_dir: Path) -> tuple[Any, Any]:
+    from inspect_ai.analysis import (
+        EvalColumn,
+        EvalDataset,
+        EvalInfo,
+        EvalModel,
+        EvalResults,
+        EvalTask,
+        SampleColumn,
+        evals_df,
+        samples_df,
+    )
+    from inspect_ai.log import list_eval_logs
+
+    logs = [info.name for info in list_eval_logs(str(log_dir))]
+    if not logs:
+        raise LeaderboardError(f"no Inspect logs in {log_dir}")
+    evals = evals_df(
+        logs,
+        columns=[
+            *EvalInfo,
+            *EvalTask,
+            *EvalModel,
+            *EvalResults,
+            *EvalDataset,
+            EvalColumn("started_at", path="stats.started_at"),
+            EvalColumn("completed_at", path="stats.completed_at"),
+        ],
+        strict=False,
+    )[0]
+    samples = samples_df(
+        logs,
+        columns=[
+            SampleColumn("id", path="id", required=True, type=str),
+            SampleColumn("epoch", path="epoch", required=True),
+            SampleColumn("facts", path=_sample_facts, full=True),
+        ],
+        strict=False,
+    )[0]
+    return evals, samples
+
+
+def _present(value: Any) -> bool:
+    """Not a missing cell of a data frame (None, NaN or pandas' NA)."""
+    import pandas as pd
+
+    return not (value is None or (pd.api.types.is_scalar(value) and bool(pd.isna(value))))
+
+
+def _loads(value: Any) -> Any:
+    if isinstance(value, str) and value[:1] in "{[":
+        return json.loads(value)
+    return value if _present(value) else None
+
+
+def _variant_label(task: str, metadata: Mapping[str, Any], args: Mapping[str, Any]) -> str:
+    plan = metadata.get(PLAN_METADATA) or {}
+    if plan.get("variant"):
+        return str(plan["variant"])
+    shown = [f"{k}={args[k]}" for k in ("strategy", "chunk_size") if args.get(k) is not None]
+    return task + (f"[{','.join(shown)}]" if shown else "")
+
+
+def judge_quality(task: str, judge: str | None, mode: str | None) -> str:
+    """The judge's measured quality, from its packaged calibration file."""
+    kind = CALIBRATION_KIND.get(task)
+    if kind is None:
+        return "no judge"
+    if judge is None:
+        return "self-judged: not measured"
+    if kind == "coherence_probe" and mode not in (None, "probe"):
+        return f"{mode} mode: not calibrated"
+    found = read_calibration(kind, judge)
+    if found is None:
+        return f"no calibration file for {judge}"
+    data, _ = found
+    if kind == "raters":
+        test = data.get("figures", {}).get("test", {})
+        return (
+            f"raters on held-out answers: strict BACC {test.get('strict_bacc_exact', math.nan):.0f}"
+            f", permissive BACC {test.get('permissive_bacc_partial', math.nan):.0f}"
+        )
+    if kind == "faithfulness":
+        sentence = data.get("figures", {}).get("sentence", {})
+        return (
+            f"sentence AUC {sentence.get('test_auc', math.nan):.2f}, "
+            f"BACC {sentence.get('test_bacc', math.nan):.0f} (held-out planted set)"
+        )
+    probes = list(data.get("probes", {}).values())
+    enabled = [p for p in probes if p.get("enabled")]
+    return (
+        f"probe judge: {len(enabled)} of {len(probes)} probes calibrated to a "
+        f"{100 * data.get('target_false_flag_rate', math.nan):.0f} % false-flag rate"
+    )
+
+
+def _value(scores: Mapping[str, Any], metric: Metric) -> float:
+    raw: Any = (scores.get(metric.scorer) or {}).get(metric.key)
+    try:
+        x = float(raw)
+    except (TypeError, ValueError):
+        return math.nan
+    return x * metric.scale
+
+
+def build_leaderboard(log_dir: str | Path) -> Leaderboard:
+    """Read every log in ``log_dir`` into a leaderboard.
+
+    Raises:
+        LeaderboardError: When the folder has no logs, or none of them is of this package.
+    """
+    folder = Path(log_dir)
+    if not folder.is_dir():
+        raise LeaderboardError(f"no such log folder: {folder}")
+    evals, samples = _frames(folder)
+    skipped: list[tuple[str, str]] = []
+    chosen: dict[tuple[str, str, str | None], Any] = {}
+    for _, ev in evals.sort_values("created").iterrows():
+        task = str(ev["task_name"]).split("/")[-1]
+        if task not in HEADLINES:
+            skipped.append((str(ev["log"]), f"task {task!r} is not a longform-evals task"))
+            continue
+        metadata = _loads(ev.get("metadata")) or {}
+        args = {
+            k.removeprefix("task_arg_"): ev[k]
+            for k in evals.columns
+            if k.startswith("task_arg_") and _present(ev[k])
+        }
+        roles = _loads(ev.get("model_roles")) or {}
+        judge = (roles.get("grader") or {}).get("model")
+        key = (str(ev["model"]), _variant_label(task, metadata, args), judge)
+        earlier = chosen.get(key)
+        if earlier is not None:
+            if earlier["status"] == "success" and ev["status"] != "success":
+                skipped.append((str(ev["log"]), f"{ev['status']} run of a finished cell"))
+                continue
+            skipped.append((str(earlier["log"]), "superseded by a later run of the same cell"))
+        chosen[key] = {**ev.to_dict(), "task": task, "args": args, "judge": judge}
+    if not chosen:
+        raise LeaderboardError(
+            f"none of the {len(evals)} logs in {folder} is a longform-evals task"
+        )
+    for (_, _, _), ev in chosen.items():
+        if ev["status"] != "success":
+            skipped.append((str(ev["log"]), f"{ev['status']}: shown as a partial row"))
+    rows = [
+        _row(key, ev, samples[samples["eval_id"] == ev["eval_id"]]) for key, ev in chosen.items()
+    ]
+    metrics = _shown_metrics(rows)
+    notes = _rank(rows, metrics)
+    return Leaderboard(rows, metrics, skipped, notes)
+
+
+def _row(key: tuple[str, str, str | None], ev: Mapping[str, Any], frame: Any) -> Row:
+    model, variant, grader = key
+    task = ev["task"]
+    # Without a grader role a graded task is judged by the evaluated model itself; the
+    # meta-evaluation task's evaluated model is the judge under study.
+    self_judged = task in GRADED and grader is None
+    judge = f"{model} (self)" if self_judged else grader if task in GRADED else None
+    if task == "longformfact":
+        judge = model
+    facts = [(f"{r['id']}#{r['epoch']}", _loads(r["facts"]) or {}) for _, r in frame.iterrows()]
+    modes = {str(f["mode"]) for _, f in facts if f.get("mode")}
+    mode = next(iter(modes)) if len(modes) == 1 else (", ".join(sorted(modes)) or None)
+    errors = [f for _, f in facts if f.get("error")]
+    refused = sum(1 for f in errors if str(f["error"]).startswith(BUDGET_ERROR))
+    parse = [
+        float(f["scores"][s][k])
+        for _, f in facts
+        for s, k in PARSE_KEYS.items()
+        if s in f.get("scores", {}) and _finite(f["scores"][s].get(k))
+    ]
+    n = max(1, len(facts))
+    started, completed = ev.get("started_at"), ev.get("completed_at")
+    row = Row(
+        model=model,
+        variant=variant,
+        task=task,
+        judge=judge,
+        judge_mode=mode or ev["args"].get("judge_mode"),
+        judge_quality=judge_quality(task, None if self_judged else judge, mode),
+        self_judged=self_judged,
+        log=str(ev["log"]),
+        status=str(ev["status"]),
+        samples=len(facts) - len(errors),
+        planned=int(ev.get("dataset_samples") or 0) * int(ev.get("epochs") or 1),
+        errors=len(errors),
+        budget_refused=refused,
+        parse_failure_rate=sum(parse) / len(parse) if parse else 0.0,
+        input_tokens=sum(f["usage"]["input"] for _, f in facts if "usage" in f) / n,
+        output_tokens=sum(f["usage"]["output"] for _, f in facts if "usage" in f) / n,
+        cache_read_tokens=sum(f["usage"]["cache_read"] for _, f in facts if "usage" in f) / n,
+        judge_tokens=sum(f.get("grader_tokens", 0) for _, f in facts) / n,
+        calls=sum(f.get("calls", 0) for _, f in facts) / n,
+        steps=_steps([f.get("steps") or {} for _, f in facts], n),
+        wall_seconds=_seconds(started, completed),
+    )
+    for metric in HEADLINES[task]:
+        values = {k: _value(f.get("scores", {}), metric) for k, f in facts if not f.get("error")}
+        if not any(metric.scorer in f.get("scores", {}) for _, f in facts):
+            continue
+        readable = {k: v for k, v in values.items() if not math.isnan(v)}
+        row.missing[metric.label] = len(facts) - len(readable)
+        row.per_sample[metric.label] = readable
+        if readable:
+            row.metrics[metric.label] = bootstrap_interval(list(readable.values()))
+    return row
+
+
+def _finite(x: Any) -> bool:
+    try:
+        return math.isfinite(float(x))
+    except (TypeError, ValueError):
+        return False
+
+
+def _steps(per_sample: Sequence[Mapping[str, Any]], n: int) -> dict[str, dict[str, float]]:
+    total: dict[str, dict[str, float]] = {}
+    for steps in per_sample:
+        for kind, counts in steps.items():
+            mine = total.setdefault(kind, {})
+            for name, value in counts.items():
+                mine[name] = mine.get(name, 0.0) + float(value) / n
+    return total
+
+
+def _seconds(started: Any, completed: Any) -> float:
+    from datetime import datetime
+
+    try:
+        return (
+            datetime.fromisoformat(str(completed)) - datetime.fromisoformat(str(started))
+        ).total_seconds()
+    except ValueError:
+        return math.nan
+
+
+def _shown_metrics(rows: Sequence[Row]) -> dict[str, list[Metric]]:
+    shown: dict[str, list[Metric]] = {}
+    for row in rows:
+        present = [m for m in HEADLINES[row.task] if m.label in row.per_sample]
+        known = shown.setdefault(row.variant, [])
+        known.extend(m for m in present if m not in known)
+    return shown
+
+
+def _rank(rows: Sequence[Row], metrics: Mapping[str, list[Metric]]) -> list[str]:
+    """Rank rows per variant and metric among rows with the same judge; say where not."""
+    notes = []
+    for variant, shown in metrics.items():
+        group = [r for r in rows if r.variant == variant]
+        judges = sorted({str(r.judge) for r in group})
+        if len(judges) > 1:
+            notes.append(
+                f"{variant}: rows judged by different judges ({', '.join(judges)}) are ranked "
+                "only against rows with the same judge"
+            )
+        for judge in judges:
+            same = [r for r in group if str(r.judge) == judge]
+            for metric in shown:
+                ranks = shared_ranks(
+                    [r.per_sample.get(metric.label, {}) for r in same],
+                    higher_is_better=metric.higher_is_better,
+                )
+                for r, rank in zip(same, ranks, strict=True):
+                    if rank:
+                        r.ranks[metric.label] = rank
+    return notes

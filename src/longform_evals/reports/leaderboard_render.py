@@ -1,0 +1,415 @@
+"""The leaderboard written out: markdown (for a terminal or a note), CSV, JSON, one HTML page.
+
+The HTML page is one file with no outside resources: a sortable table per task variant (click
+a header), each task's score-versus-tokens plot as inline SVG (the cost-quality frontier:
+cheaper and better is up and to the left), and each model cell linking to its log in
+``inspect view``.
+"""
+
+from __future__ import annotations
+
+import csv
+import html
+import io
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+from longform_evals.reports.leaderboard import Leaderboard, Metric, Row
+
+VIEW_URL = "http://127.0.0.1:7575/#/logs/"
+"""Where ``inspect view --log-dir <folder>`` shows a log of that folder."""
+
+
+def _num(x: float, digits: int = 1) -> str:
+    return "-" if x is None or math.isnan(x) else f"{x:,.{digits}f}"
+
+
+def _cell(row: Row, metric: Metric) -> str:
+    interval = row.metrics.get(metric.label)
+    if interval is None:
+        return "-"
+    if not interval.defined:
+        return f"{_num(interval.value)} (n=1)"
+    return f"{_num(interval.value)} [{_num(interval.low)}, {_num(interval.high)}]"
+
+
+def _sorted(board: Leaderboard, variant: str) -> list[Row]:
+    """Rows of ``variant``: by judge, then rank and value of the first metric, then model."""
+    rows = [r for r in board.rows if r.variant == variant]
+    shown = board.metrics.get(variant) or []
+    if not shown:
+        return sorted(rows, key=lambda r: r.model)
+    first = shown[0]
+
+    def key(r: Row) -> tuple[str, int, float, str]:
+        interval = r.metrics.get(first.label)
+        value = interval.value if interval else math.nan
+        order = -value if first.higher_is_better else value
+        return (
+            str(r.judge),
+            r.ranks.get(first.label, 10**6),
+            math.inf if math.isnan(order) else order,
+            r.model,
+        )
+
+    return sorted(rows, key=key)
+
+
+COST_HEADERS = [
+    "in tok/sample",
+    "out tok/sample",
+    "cache read/sample",
+    "judge tok/sample",
+    "calls/sample",
+    "wall s",
+]
+
+
+def _cost_cells(row: Row) -> list[str]:
+    return [
+        _num(row.input_tokens, 0),
+        _num(row.output_tokens, 0),
+        _num(row.cache_read_tokens, 0),
+        _num(row.judge_tokens, 0),
+        _num(row.calls, 1),
+        _num(row.wall_seconds, 0),
+    ]
+
+
+def to_markdown(board: Leaderboard) -> str:
+    """One table per task variant; intervals are 95 % bootstrap intervals over samples."""
+    out: list[str] = []
+    for variant in board.variants():
+        metrics = board.metrics.get(variant, [])
+        out.append(f"### {variant}\n")
+        headers = [
+            "rank",
+            "model",
+            *[f"{m.label} [95 % CI]" for m in metrics],
+            "N",
+            "missing",
+            "judge",
+            "judge mode",
+            "parse fail %",
+            *COST_HEADERS,
+            "flags",
+        ]
+        out.append("| " + " | ".join(headers) + " |")
+        out.append("|" + "---|" * len(headers))
+        for row in _sorted(board, variant):
+            first = metrics[0].label if metrics else None
+            rank = str(row.ranks.get(first, "-")) if first else "-"
+            n = max((i.n for i in row.metrics.values()), default=0)
+            missing = max(row.missing.values(), default=row.errors)
+            cells = [
+                rank,
+                row.model,
+                *[_cell(row, m) for m in metrics],
+                str(n),
+                str(missing),
+                str(row.judge or "none"),
+                str(row.judge_mode or "-"),
+                _num(100 * row.parse_failure_rate),
+                *_cost_cells(row),
+                ", ".join(row.flags) or "-",
+            ]
+            out.append("| " + " | ".join(cells) + " |")
+        judges = {r.judge_quality for r in board.rows if r.variant == variant}
+        out.append("")
+        out.extend(f"judge quality: {q}" for q in sorted(judges))
+        out.append("")
+    if board.notes:
+        out.extend(f"note: {n}" for n in board.notes)
+        out.append("")
+    if board.skipped:
+        out.append("skipped logs:")
+        out.extend(f"- {Path(log).name}: {why}" for log, why in board.skipped)
+        out.append("")
+    out.append(
+        "Ranks: 1 + the rows clearly better (paired bootstrap of the difference over shared "
+        "samples excludes 0); rows that cannot be told apart share a rank. Rows with different "
+        "judges are not ranked against each other."
+    )
+    return "\n".join(out) + "\n"
+
+
+def _row_record(row: Row, metrics: list[Metric]) -> dict[str, Any]:
+    return {
+        "model": row.model,
+        "variant": row.variant,
+        "task": row.task,
+        "judge": row.judge,
+        "judge_mode": row.judge_mode,
+        "judge_quality": row.judge_quality,
+        "self_judged": row.self_judged,
+        "status": row.status,
+        "partial": row.partial,
+        "flags": row.flags,
+        "samples": row.samples,
+        "planned": row.planned,
+        "errors": row.errors,
+        "budget_refused": row.budget_refused,
+        "parse_failure_rate": row.parse_failure_rate,
+        "metrics": {
+            m.label: {
+                **row.metrics[m.label].as_dict(),
+                "missing": row.missing.get(m.label, 0),
+                "rank": row.ranks.get(m.label),
+                "higher_is_better": m.higher_is_better,
+            }
+            for m in metrics
+            if m.label in row.metrics
+        },
+        "tokens_per_sample": {
+            "input": row.input_tokens,
+            "output": row.output_tokens,
+            "cache_read": row.cache_read_tokens,
+            "judge": row.judge_tokens,
+        },
+        "calls_per_sample": row.calls,
+        "steps_per_sample": row.steps,
+        "wall_seconds": row.wall_seconds,
+        "log": row.log,
+    }
+
+
+def _clean(x: Any) -> Any:
+    """JSON has no NaN: write null."""
+    if isinstance(x, float) and math.isnan(x):
+        return None
+    if isinstance(x, dict):
+        return {k: _clean(v) for k, v in x.items()}
+    if isinstance(x, list):
+        return [_clean(v) for v in x]
+    return x
+
+
+def to_json(board: Leaderboard) -> str:
+    records = [_row_record(r, board.metrics.get(r.variant, [])) for r in board.rows]
+    payload = {
+        "rows": records,
+        "notes": board.notes,
+        "skipped": [{"log": log, "reason": why} for log, why in board.skipped],
+        "confidence": 0.95,
+    }
+    return json.dumps(_clean(payload), indent=2) + "\n"
+
+
+def to_csv(board: Leaderboard) -> str:
+    """One line per row and metric (long format), cost columns repeated."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow(
+        [
+            "variant", "model", "metric", "value", "ci_low", "ci_high", "n", "missing", "rank",
+            "judge", "judge_mode", "parse_failure_rate", "partial", "input_tokens_per_sample",
+            "output_tokens_per_sample", "cache_read_tokens_per_sample", "judge_tokens_per_sample",
+            "calls_per_sample", "wall_seconds", "log",
+        ]
+    )  # fmt: skip
+    for row in board.rows:
+        for metric in board.metrics.get(row.variant, []):
+            interval = row.metrics.get(metric.label)
+            if interval is None:
+                continue
+            writer.writerow(
+                [
+                    row.variant, row.model, metric.label, interval.value, interval.low,
+                    interval.high, interval.n, row.missing.get(metric.label, 0),
+                    row.ranks.get(metric.label, ""), row.judge or "", row.judge_mode or "",
+                    row.parse_failure_rate, row.partial, row.input_tokens, row.output_tokens,
+                    row.cache_read_tokens, row.judge_tokens, row.calls, row.wall_seconds, row.log,
+                ]
+            )  # fmt: skip
+    return buffer.getvalue()
+
+
+def _svg_plot(rows: list[Row], metric: Metric) -> str:
+    """Score against evaluated-model tokens per sample, one labelled point per row."""
+    points = [
+        (r.tokens, r.metrics[metric.label], r.model)
+        for r in rows
+        if metric.label in r.metrics and r.tokens > 0
+    ]
+    width, height, pad = 520, 300, 56
+    if not points:
+        return f'<p class="noplot">No {html.escape(metric.label)} with token counts to plot.</p>'
+    xs = [math.log10(p[0]) for p in points]
+    lows = [p[1].low if p[1].defined else p[1].value for p in points]
+    highs = [p[1].high if p[1].defined else p[1].value for p in points]
+    x0, x1 = min(xs) - 0.1, max(xs) + 0.1
+    y0, y1 = min(lows), max(highs)
+    y0, y1 = (y0 - 1, y1 + 1) if y1 - y0 < 1e-9 else (y0 - 0.05 * (y1 - y0), y1 + 0.05 * (y1 - y0))
+
+    def px(x: float) -> float:
+        return pad + (x - x0) / (x1 - x0) * (width - 2 * pad)
+
+    def py(y: float) -> float:
+        return height - pad - (y - y0) / (y1 - y0) * (height - 2 * pad)
+
+    parts = [
+        f'<svg class="frontier" width="{width}" height="{height}" role="img" '
+        f'aria-label="{html.escape(metric.label)} against tokens per sample">',
+        f'<line x1="{pad}" y1="{height - pad}" x2="{width - pad}" y2="{height - pad}" '
+        'stroke="#444"/>',
+        f'<line x1="{pad}" y1="{pad}" x2="{pad}" y2="{height - pad}" stroke="#444"/>',
+        f'<text x="{width / 2}" y="{height - 16}" text-anchor="middle">'
+        "tokens per sample (log scale)</text>",
+        f'<text x="16" y="{height / 2}" transform="rotate(-90 16 {height / 2})" '
+        f'text-anchor="middle">{html.escape(metric.label)}</text>',
+        f'<text x="{pad}" y="{height - pad + 16}" text-anchor="middle">{10**x0:,.0f}</text>',
+        f'<text x="{width - pad}" y="{height - pad + 16}" text-anchor="middle">'
+        f"{10**x1:,.0f}</text>",
+        f'<text x="{pad - 4}" y="{py(y0)}" text-anchor="end">{y0:.1f}</text>',
+        f'<text x="{pad - 4}" y="{py(y1)}" text-anchor="end">{y1:.1f}</text>',
+    ]
+    for x, (tokens, interval, model), low, high in zip(xs, points, lows, highs, strict=True):
+        cx, cy = px(x), py(interval.value)
+        parts.append(
+            f'<line class="ci" x1="{cx:.1f}" y1="{py(low):.1f}" x2="{cx:.1f}" y2="{py(high):.1f}" '
+            'stroke="#888"/>'
+        )
+        parts.append(
+            f'<circle class="point" cx="{cx:.1f}" cy="{cy:.1f}" r="5" fill="#2563eb">'
+            f"<title>{html.escape(model)}: {interval.value:.1f} at {tokens:,.0f} tokens</title>"
+            "</circle>"
+        )
+        parts.append(
+            f'<text x="{cx + 7:.1f}" y="{cy - 7:.1f}" font-size="11">{html.escape(model)}</text>'
+        )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+_SCRIPT = """
+document.querySelectorAll("table.board").forEach(function (table) {
+  table.querySelectorAll("th").forEach(function (th, col) {
+    th.addEventListener("click", function () {
+      var body = table.tBodies[0];
+      var rows = Array.from(body.rows);
+      var asc = th.getAttribute("data-order") !== "asc";
+      table.querySelectorAll("th").forEach(function (h) { h.removeAttribute("data-order"); });
+      th.setAttribute("data-order", asc ? "asc" : "desc");
+      rows.sort(function (a, b) {
+        var x = a.cells[col].getAttribute("data-value");
+        var y = b.cells[col].getAttribute("data-value");
+        var nx = parseFloat(x), ny = parseFloat(y);
+        var c = (!isNaN(nx) && !isNaN(ny)) ? nx - ny : String(x).localeCompare(String(y));
+        return asc ? c : -c;
+      });
+      rows.forEach(function (r) { body.appendChild(r); });
+    });
+  });
+});
+document.body.setAttribute("data-ready", "yes");
+"""
+
+_STYLE = """
+body { font-family: system-ui, sans-serif; margin: 2em; color: #111; }
+table.board { border-collapse: collapse; margin: 1em 0; font-size: 14px; }
+table.board th, table.board td { border: 1px solid #ccc; padding: 4px 8px; text-align: right; }
+table.board th { background: #f3f4f6; cursor: pointer; user-select: none; }
+table.board th[data-order=asc]::after { content: " \\25B2"; }
+table.board th[data-order=desc]::after { content: " \\25BC"; }
+table.board td.text { text-align: left; }
+td.flag { color: #b91c1c; }
+.note, .skipped { color: #555; }
+"""
+
+
+def _td(text: str, value: Any, cls: str = "") -> str:
+    attr = f' class="{cls}"' if cls else ""
+    shown = "" if value is None else str(value)
+    return f'<td{attr} data-value="{html.escape(shown)}">{text}</td>'
+
+
+def to_html(board: Leaderboard, log_dir: str | Path) -> str:
+    """The page; model cells link to the log in ``inspect view --log-dir log_dir``."""
+    body = [
+        "<h1>Leaderboard</h1>",
+        f'<p class="note">Logs: {html.escape(str(log_dir))}. Open a model\'s log by starting '
+        f"<code>inspect view --log-dir {html.escape(str(log_dir))}</code> and clicking its "
+        "name. Intervals are 95 % bootstrap intervals over samples; rows that cannot be told "
+        "apart share a rank; rows judged by different judges are not ranked together.</p>",
+    ]
+    for variant in board.variants():
+        metrics = board.metrics.get(variant, [])
+        rows = _sorted(board, variant)
+        body.append(f"<h2>{html.escape(variant)}</h2>")
+        headers = [
+            "rank", "model", *[f"{m.label} [95 % CI]" for m in metrics], "N", "judge",
+            "judge mode", "parse fail %", *COST_HEADERS, "flags",
+        ]  # fmt: skip
+        body.append('<table class="board"><thead><tr>')
+        body.extend(f"<th>{html.escape(h)}</th>" for h in headers)
+        body.append("</tr></thead><tbody>")
+        for row in rows:
+            first = metrics[0].label if metrics else None
+            rank = row.ranks.get(first) if first else None
+            link = f'<a href="{VIEW_URL}{html.escape(Path(row.log).name)}" title="{html.escape(row.log)}">{html.escape(row.model)}</a>'  # noqa: E501
+            cells = [_td(str(rank or "-"), rank), _td(link, row.model, "text")]
+            for m in metrics:
+                interval = row.metrics.get(m.label)
+                cells.append(_td(html.escape(_cell(row, m)), interval.value if interval else None))
+            n = max((i.n for i in row.metrics.values()), default=0)
+            costs = [
+                row.input_tokens,
+                row.output_tokens,
+                row.cache_read_tokens,
+                row.judge_tokens,
+                row.calls,
+                row.wall_seconds,
+            ]
+            cells += [
+                _td(str(n), n),
+                _td(html.escape(str(row.judge or "none")), row.judge, "text"),
+                _td(html.escape(str(row.judge_mode or "-")), row.judge_mode, "text"),
+                _td(_num(100 * row.parse_failure_rate), row.parse_failure_rate),
+                *[_td(text, v) for text, v in zip(_cost_cells(row), costs, strict=True)],
+                _td(
+                    html.escape(", ".join(row.flags) or "-"),
+                    ", ".join(row.flags),
+                    "text flag" if row.flags else "text",
+                ),
+            ]
+            body.append("<tr>" + "".join(cells) + "</tr>")
+        body.append("</tbody></table>")
+        qualities = sorted({r.judge_quality for r in rows})
+        body.extend(f'<p class="note">judge quality: {html.escape(q)}</p>' for q in qualities)
+        for metric in metrics[:1]:
+            body.append(f"<h3>{html.escape(metric.label)} against cost</h3>")
+            body.append(_svg_plot(rows, metric))
+    body.extend(f'<p class="note">{html.escape(n)}</p>' for n in board.notes)
+    if board.skipped:
+        body.append('<h2>Skipped logs</h2><ul class="skipped">')
+        body.extend(
+            f"<li>{html.escape(Path(log).name)}: {html.escape(why)}</li>"
+            for log, why in board.skipped
+        )
+        body.append("</ul>")
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f"<title>longform-evals leaderboard</title><style>{_STYLE}</style></head><body>"
+        + "\n".join(body)
+        + f"<script>{_SCRIPT}</script></body></html>\n"
+    )
+
+
+def write_all(board: Leaderboard, out_dir: str | Path, log_dir: str | Path) -> list[Path]:
+    """Write leaderboard.md, .csv, .json and .html into ``out_dir``; return their paths."""
+    folder = Path(out_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    files = {
+        "leaderboard.md": to_markdown(board),
+        "leaderboard.csv": to_csv(board),
+        "leaderboard.json": to_json(board),
+        "leaderboard.html": to_html(board, log_dir),
+    }
+    written = []
+    for name, text in files.items():
+        path = folder / name
+        path.write_text(text, encoding="utf-8")
+        written.append(path)
+    return written

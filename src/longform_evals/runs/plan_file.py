@@ -1,0 +1,310 @@
+"""Run plans: the models, task variants and fixed judge of a leaderboard, read from YAML or TOML.
+
+A plan is checked whole before anything runs: unknown keys, tasks, strategies and task
+arguments are refused with the plan's path and the entry at fault, and so is a plan whose judge
+is unset or is one of the evaluated models, unless it says so (``judge: self`` or
+``allow_self_judge: true``). Relative paths in task arguments and ``log_dir`` are taken from
+the plan file's folder, so a plan runs the same from any working directory.
+"""
+
+from __future__ import annotations
+
+import itertools
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from longform_evals.runs.catalogue import TASKS, check_task_args
+
+SELF = "self"
+"""The judge value that lets every evaluated model judge its own output."""
+
+_TOP_KEYS = {
+    "name",
+    "log_dir",
+    "models",
+    "judge",
+    "allow_self_judge",
+    "tasks",
+    "limit",
+    "epochs",
+    "max_connections",
+    "max_samples",
+    "budget",
+    "prices",
+}
+_TASK_KEYS = {"task", "name", "args", "variants", "limit", "samples"}
+_JUDGE_KEYS = {"model", "mode", "args"}
+_BUDGET_KEYS = {"tokens", "money"}
+_PRICE_KEYS = {"input", "output", "cache_read"}
+
+
+class PlanError(ValueError):
+    """A plan file that cannot run; the message names the file and the entry at fault."""
+
+
+@dataclass(frozen=True)
+class ModelEntry:
+    """An evaluated model: an Inspect model name and its ``-M`` arguments."""
+
+    name: str
+    args: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Judge:
+    """The fixed judge (Inspect's ``grader`` role) and the judging mode given to tasks."""
+
+    model: str | None
+    """None: every evaluated model judges itself (allowed only when the plan says so)."""
+    mode: str | None = None
+    args: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Price:
+    """Money per million tokens of one model."""
+
+    input: float
+    output: float
+    cache_read: float | None = None
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One task with fixed arguments: one column group of the leaderboard."""
+
+    task: str
+    label: str
+    args: Mapping[str, Any]
+    limit: int | None = None
+    samples: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A checked plan."""
+
+    path: Path
+    name: str
+    log_dir: Path
+    models: tuple[ModelEntry, ...]
+    judge: Judge
+    variants: tuple[Variant, ...]
+    limit: int | None = None
+    epochs: int = 1
+    max_connections: int | None = None
+    max_samples: int | None = None
+    budget_tokens: int | None = None
+    budget_money: float | None = None
+    prices: Mapping[str, Price] = field(default_factory=dict)
+
+
+def read_plan(path: str | Path) -> Plan:
+    """Read and check a plan file (``.yaml``/``.yml`` or ``.toml``).
+
+    Raises:
+        PlanError: Naming the file and what is wrong in it.
+    """
+    plan_path = Path(path)
+    try:
+        text = plan_path.read_text(encoding="utf-8-sig")
+    except OSError as e:
+        raise PlanError(f"cannot read plan {plan_path}: {e.strerror or e}") from e
+    try:
+        if plan_path.suffix == ".toml":
+            raw: Any = tomllib.loads(text)
+        elif plan_path.suffix in (".yaml", ".yml"):
+            raw = yaml.safe_load(text)
+        else:
+            raise PlanError(f"plan {plan_path}: use a .yaml, .yml or .toml file")
+    except (tomllib.TOMLDecodeError, yaml.YAMLError) as e:
+        raise PlanError(f"plan {plan_path} is not valid {plan_path.suffix[1:]}: {e}") from e
+    if not isinstance(raw, dict):
+        raise PlanError(f"plan {plan_path}: expected a mapping of settings at the top")
+    return parse_plan(raw, plan_path)
+
+
+def parse_plan(raw: Mapping[str, Any], path: Path) -> Plan:
+    """Check a plan's settings (already parsed from its file at ``path``)."""
+
+    def fail(message: str) -> PlanError:
+        return PlanError(f"plan {path}: {message}")
+
+    _known(raw, _TOP_KEYS, "the plan", fail)
+    base = path.resolve().parent
+    models = tuple(_model(m, i, fail) for i, m in enumerate(_list(raw, "models", fail)))
+    if not models:
+        raise fail("`models` names no model")
+    names = [m.name for m in models]
+    if len(set(names)) != len(names):
+        raise fail(f"`models` repeats a model: {', '.join(names)}")
+    judge = _judge(raw.get("judge"), fail)
+    if judge.model in names and not raw.get("allow_self_judge"):
+        raise fail(
+            f"the judge {judge.model} is also an evaluated model, so it would judge its "
+            "own output; pick another judge or set `allow_self_judge: true`"
+        )
+    variants: list[Variant] = []
+    for i, entry in enumerate(_list(raw, "tasks", fail)):
+        variants.extend(_variants(entry, i, base, fail))
+    if not variants:
+        raise fail("`tasks` names no task")
+    labels = [v.label for v in variants]
+    duplicated = sorted({x for x in labels if labels.count(x) > 1})
+    if duplicated:
+        raise fail(f"two task variants share the name {', '.join(duplicated)}; name them")
+    budget = raw.get("budget") or {}
+    if not isinstance(budget, dict):
+        raise fail("`budget` must be a mapping with `tokens` and/or `money`")
+    _known(budget, _BUDGET_KEYS, "`budget`", fail)
+    prices = _prices(raw.get("prices") or {}, fail)
+    if budget.get("money") is not None:
+        unpriced = [m for m in [*names, judge.model] if m and m not in prices]
+        if unpriced:
+            raise fail(f"`budget.money` needs a price for every model; none for {unpriced}")
+    log_dir = Path(str(raw.get("log_dir", f"logs/{path.stem}")))
+    return Plan(
+        path=path,
+        name=str(raw.get("name", path.stem)),
+        log_dir=log_dir if log_dir.is_absolute() else base / log_dir,
+        models=models,
+        judge=judge,
+        variants=tuple(variants),
+        limit=_positive(raw.get("limit"), "limit", fail),
+        epochs=_positive(raw.get("epochs"), "epochs", fail) or 1,
+        max_connections=_positive(raw.get("max_connections"), "max_connections", fail),
+        max_samples=_positive(raw.get("max_samples"), "max_samples", fail),
+        budget_tokens=_positive(budget.get("tokens"), "budget.tokens", fail),
+        budget_money=_money(budget.get("money"), fail),
+        prices=prices,
+    )
+
+
+def _known(raw: Mapping[str, Any], keys: set[str], where: str, fail: Any) -> None:
+    unknown = sorted(set(raw) - keys)
+    if unknown:
+        raise fail(
+            f"unknown key(s) {', '.join(map(repr, unknown))} in {where}; "
+            f"known: {', '.join(sorted(keys))}"
+        )
+
+
+def _list(raw: Mapping[str, Any], key: str, fail: Any) -> list[Any]:
+    value = raw.get(key)
+    if value is None:
+        raise fail(f"`{key}` is missing")
+    if not isinstance(value, list):
+        raise fail(f"`{key}` must be a list")
+    return value
+
+
+def _positive(value: Any, key: str, fail: Any) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise fail(f"`{key}` must be a whole number of at least 1, not {value!r}")
+    return value
+
+
+def _money(value: Any, fail: Any) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        raise fail(f"`budget.money` must be a positive number, not {value!r}")
+    return float(value)
+
+
+def _model(entry: Any, i: int, fail: Any) -> ModelEntry:
+    if isinstance(entry, str) and "/" in entry:
+        return ModelEntry(entry)
+    if isinstance(entry, dict) and isinstance(entry.get("model"), str):
+        _known(entry, {"model", "args"}, f"models[{i}]", fail)
+        return ModelEntry(entry["model"], dict(entry.get("args") or {}))
+    raise fail(
+        f"models[{i}] = {entry!r}: give an Inspect model name (provider/model) or a mapping "
+        "with `model` and `args`"
+    )
+
+
+def _judge(value: Any, fail: Any) -> Judge:
+    if value is None:
+        raise fail(
+            "`judge` is unset, so each model would judge its own output and the scores "
+            "would not be comparable; name a fixed judge model, or write `judge: self` to "
+            "allow self-judging explicitly"
+        )
+    if value == SELF:
+        return Judge(None)
+    if isinstance(value, str):
+        return Judge(value)
+    if isinstance(value, dict):
+        _known(value, _JUDGE_KEYS, "`judge`", fail)
+        model = value.get("model")
+        if not isinstance(model, str):
+            raise fail("`judge.model` must be a model name or `self`")
+        mode = value.get("mode")
+        return Judge(
+            None if model == SELF else model,
+            None if mode is None else str(mode),
+            dict(value.get("args") or {}),
+        )
+    raise fail(f"`judge` = {value!r}: give a model name, `self`, or a mapping with `model`")
+
+
+def _prices(raw: Any, fail: Any) -> dict[str, Price]:
+    if not isinstance(raw, dict):
+        raise fail("`prices` must map model names to {input, output} per million tokens")
+    prices = {}
+    for model, price in raw.items():
+        if not isinstance(price, dict) or not {"input", "output"} <= set(price):
+            raise fail(f"prices[{model!r}] needs `input` and `output` (money per 1M tokens)")
+        _known(price, _PRICE_KEYS, f"prices[{model!r}]", fail)
+        cache_read = price.get("cache_read")
+        prices[str(model)] = Price(
+            float(price["input"]),
+            float(price["output"]),
+            None if cache_read is None else float(cache_read),
+        )
+    return prices
+
+
+def _variants(entry: Any, i: int, base: Path, fail: Any) -> list[Variant]:
+    if isinstance(entry, str):
+        entry = {"task": entry}
+    if not isinstance(entry, dict) or not isinstance(entry.get("task"), str):
+        raise fail(f"tasks[{i}] = {entry!r}: give a task name or a mapping with `task`")
+    _known(entry, _TASK_KEYS, f"tasks[{i}]", fail)
+    task = entry["task"]
+    if task not in TASKS:
+        raise fail(f"tasks[{i}]: unknown task {task!r}; known: {', '.join(sorted(TASKS))}")
+    args = dict(entry.get("args") or {})
+    grid = entry.get("variants") or {}
+    if not isinstance(grid, dict) or not all(isinstance(v, list) and v for v in grid.values()):
+        raise fail(f"tasks[{i}].variants must map argument names to non-empty lists")
+    samples = entry.get("samples")
+    if samples is not None and not isinstance(samples, list):
+        raise fail(f"tasks[{i}].samples must be a list of sample ids")
+    out = []
+    for combo in itertools.product(*grid.values()):
+        chosen = {**args, **dict(zip(grid, combo, strict=True))}
+        try:
+            resolved = check_task_args(task, chosen, base)
+        except ValueError as e:
+            raise fail(f"tasks[{i}] ({task}): {e}") from e
+        suffix = ",".join(f"{k}={v}" for k, v in zip(grid, combo, strict=True))
+        label = str(entry.get("name") or task) + (f"[{suffix}]" if suffix else "")
+        out.append(
+            Variant(
+                task=task,
+                label=label,
+                args=resolved,
+                limit=_positive(entry.get("limit"), f"tasks[{i}].limit", fail),
+                samples=None if samples is None else tuple(map(str, samples)),
+            )
+        )
+    return out
