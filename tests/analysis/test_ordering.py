@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from inspect_ai.dataset import Sample
 from inspect_ai.scorer import Metric, SampleScore, Score, Value
 
+from longform_evals.analysis.intervals import bootstrap_interval
 from longform_evals.analysis.ordering import (
     ORDER_NAMES,
     cosine,
@@ -17,10 +19,13 @@ from longform_evals.analysis.ordering import (
     expand_prefixes,
     importance_ranking,
     lexical_similarity,
+    order_table,
     perturbations,
     place,
     rank_by_similarity,
     sensitivity,
+    sensitivity_interval,
+    sort_orders,
 )
 from longform_evals.scorers.order_metrics import order_means, position_profile
 
@@ -108,6 +113,68 @@ def test_sensitivity() -> None:
     assert math.isnan(sensitivity({}))
 
 
+def test_order_table_keeps_complete_sources_and_counts_the_others() -> None:
+    nan = math.nan
+    table = order_table(
+        [
+            ("a", "top", 1.0),
+            ("a", "original", 0.5),
+            ("b", "original", 0.25),
+            ("b", "top", nan),  # unreadable: b cannot be paired
+            ("c", "top", 0.0),
+            ("c", "original", 1.0),
+            ("c", "original", 0.5),  # scored twice: counts by its mean
+            ("d", "sideways", 0.3),  # lacks original and top
+        ]
+    )
+    assert table.orders == ("original", "top", "sideways")
+    assert table.sources == ()  # nobody has all three orders
+    assert table.missing == 4
+    table = order_table((s, o, v) for s, o, v in [("a", "top", 1.0), ("a", "original", 0.5)])
+    assert table.rows.tolist() == [[0.5, 1.0]] and table.missing == 0
+    empty = order_table([])
+    assert empty.rows.shape == (0, 0) and empty.missing == 0
+    assert sort_orders(["z", "bottom", "original", "a"]) == ["original", "bottom", "a", "z"]
+
+
+def test_sensitivity_interval_of_an_order_effect_and_of_none() -> None:
+    rng = np.random.default_rng(1)
+    base = rng.uniform(0, 1, size=(12, 1))
+    # Order-insensitive: sources differ, their orders do not. Every resample has equal column
+    # means, so the sensitivity is 0 with the point interval [0, 0].
+    flat = sensitivity_interval(np.hstack([base] * 3))
+    assert (flat.value, flat.low, flat.high, flat.n) == (0.0, 0.0, 0.0, 12)
+    # "top" adds 0.3 plus noise to every source: the interval excludes 0 and holds the value.
+    noisy = np.hstack([base, base + 0.3 + rng.normal(0, 0.1, size=(12, 1)), base])
+    ci = sensitivity_interval(noisy)
+    means = noisy.mean(axis=0)
+    assert ci.value == pytest.approx(means.max() - means.min())
+    assert 0 < ci.low < ci.value < ci.high
+    # The interval is the bootstrap of that statistic over whole rows.
+    assert ci == bootstrap_interval(
+        noisy, lambda r: float(r.mean(axis=0).max() - r.mean(axis=0).min())
+    )
+    none = sensitivity_interval(np.zeros((0, 3)))
+    assert none.n == 0 and math.isnan(none.value) and math.isnan(none.low)
+    one = sensitivity_interval(noisy[:1])
+    assert one.n == 1 and not one.defined
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.integers(2, 10).flatmap(
+        lambda n: st.lists(
+            st.lists(st.floats(0, 1), min_size=3, max_size=3), min_size=n, max_size=n
+        )
+    )
+)
+def test_sensitivity_interval_brackets_and_is_never_negative(rows: list[list[float]]) -> None:
+    ci = sensitivity_interval(np.array(rows))
+    means = np.array(rows).mean(axis=0)
+    assert ci.value == pytest.approx(float(means.max() - means.min()))
+    assert 0.0 <= ci.low <= ci.high
+
+
 def test_expand_orders_on_two_samples() -> None:
     samples = [
         Sample(
@@ -152,9 +219,14 @@ def test_expand_orders_errors() -> None:
 
 
 def _score(
-    value: float, order: str | None, profile: list[float | None] | None = None
+    value: float,
+    order: str | None,
+    profile: list[float | None] | None = None,
+    source: str | None = None,
 ) -> SampleScore:
-    meta = {"order_name": order} if order else {}
+    meta: dict[str, str] = {"order_name": order} if order else {}
+    if source is not None:
+        meta["source_id"] = source
     return SampleScore(
         score=Score(value=value, metadata={"position_faithfulness": profile}),
         sample_id="s",
@@ -164,22 +236,29 @@ def _score(
 
 def test_order_means_and_sensitivity() -> None:
     scores = [
-        _score(1.0, "original"),
-        _score(0.5, "original"),
-        _score(0.9, "top"),
-        _score(0.4, "middle"),
-        _score(math.nan, "middle"),
-        _score(0.6, "bottom"),
+        _score(1.0, "original", source="a"),
+        _score(0.5, "original", source="b"),
+        _score(0.9, "top", source="a"),
+        _score(0.4, "middle", source="a"),
+        _score(math.nan, "middle", source="b"),
+        _score(0.6, "bottom", source="a"),
     ]
     result = _apply(order_means(), scores)
     assert isinstance(result, dict)
-    assert list(result) == ["original", "top", "middle", "bottom", "sensitivity"]
+    orders = ["original", "top", "middle", "bottom"]
+    assert [k for k in result if "_" not in k] == [*orders, "sensitivity"]
+    assert list(result)[:3] == ["original", "original_ci_low", "original_ci_high"]
     assert result["original"] == pytest.approx(0.75)
     assert result["middle"] == pytest.approx(0.4)
     assert result["sensitivity"] == pytest.approx(0.5)
-    # samples that were never expanded count as the original order
+    # Only source a has every order (b lacks top, middle and bottom): one row, no interval.
+    assert result["sensitivity_n"] == 1 and result["sensitivity_missing"] == 1
+    assert math.isnan(result["sensitivity_ci_low"]) and math.isnan(result["top_ci_high"])
+    # samples that were never expanded count as the original order, each its own input
     plain = _apply(order_means(), [_score(0.2, None)])
-    assert plain == {"original": pytest.approx(0.2), "sensitivity": 0.0}
+    assert isinstance(plain, dict)
+    assert plain["original"] == pytest.approx(0.2) and plain["sensitivity"] == 0.0
+    assert plain["sensitivity_n"] == 1 and plain["sensitivity_missing"] == 0
     assert _apply(order_means(), []) == {}
 
 
@@ -190,9 +269,18 @@ def test_position_profile() -> None:
         _score(1.0, "middle", None),
     ]
     result = _apply(position_profile(), scores)
-    assert result == {"pos_1": 0.5, "pos_2": 1.0, "pos_3": 0.5}
+    assert isinstance(result, dict)
+    assert {k: v for k, v in result.items() if k.count("_") == 1} == {
+        "pos_1": 0.5,
+        "pos_2": 1.0,
+        "pos_3": 0.5,
+    }
+    assert [result[f"pos_{i}_n"] for i in (1, 2, 3)] == [2, 1, 1]
+    assert result["missing"] == 1  # the sample without a profile is counted, not dropped
     only_middle = _apply(position_profile(order="middle"), scores)
-    assert only_middle == {"pos_1": 0.0, "pos_2": 1.0}
+    assert isinstance(only_middle, dict)
+    assert (only_middle["pos_1"], only_middle["pos_2"]) == (0.0, 1.0)
+    assert "pos_3" not in only_middle
 
 
 def test_expand_prefixes_grows_the_document_list() -> None:

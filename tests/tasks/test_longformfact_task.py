@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
 from inspect_ai import eval as inspect_eval
@@ -66,3 +68,58 @@ def test_orders_score_multi_document_summaries_under_each_order(
         assert f"longform_evals/bacc_by_order_{name}" in metrics
     # A constant judge cannot depend on order.
     assert metrics["longform_evals/bacc_by_order_sensitivity"].value == 0.0
+
+
+_PAIR = re.compile(r"(?s).*<source>\n(.*?)\n</source>\n\n<statement>\n(.*?)\n</statement>")
+KEY = "The bridge will reopen in May."
+OTHERS = ["The council met on Monday.", "Markets open early on Fridays."]
+
+
+def lead_biased_judge(text: str, _: int) -> str:
+    """Backs a statement only when it is in the first document it is shown (the judge's own
+    positional bias): order-blind when documents are judged one by one, not in `full` mode."""
+    match = _PAIR.match(text)
+    assert match, text[-300:]
+    first = match.group(1).split("\n\n")[0]
+    return "Yes." if match.group(2).rstrip(".") in first else "No."
+
+
+def test_orders_report_a_bootstrap_interval_of_the_bacc_sensitivity(tmp_path: Path) -> None:
+    # Faithful summaries (label 1) copy the most important document; unfaithful ones make
+    # something up. Records alternate so that resamples differ.
+    records = [
+        {
+            "subset": "multinews",
+            "documents": [KEY, *OTHERS] if i % 3 else [OTHERS[0], KEY, OTHERS[1]],
+            "ranking": [0, 1, 2] if i % 3 else [1, 0, 2],
+            "summary": KEY if i % 2 else "The mayor resigned.",
+            "faithfulness": i % 2,
+        }
+        for i in range(10)
+    ]
+    data = tmp_path / "orders.jsonl"
+    data.write_text("\n".join(json.dumps(r) for r in records) + "\n", encoding="utf-8")
+    task = longformfact(
+        data_dir=str(data), orders="top,bottom", ranking="lexical", threshold=0.5, prompt="judge"
+    )
+    judge = get_model(
+        "scripted/lff", rules=[{"pattern": "<statement>", "response": lead_biased_judge}]
+    )
+    [log] = inspect_eval(task, model=judge, log_dir=str(tmp_path / "logs"))
+    assert log.status == "success", log.error
+    assert log.results is not None
+    metrics = {s.name: {k: m.value for k, m in s.metrics.items()} for s in log.results.scores}
+    prefix = "longform_evals/bacc_by_order"
+    # Judging the whole input at once, the judge misses the key document at the bottom:
+    # BACC 100 on top, 50 at the bottom; the interval over records excludes 0.
+    full = metrics["full_mean"]
+    assert (full[f"{prefix}_top"], full[f"{prefix}_bottom"]) == (100.0, 50.0)
+    assert full[f"{prefix}_sensitivity"] == 50.0
+    low, high = full[f"{prefix}_sensitivity_ci_low"], full[f"{prefix}_sensitivity_ci_high"]
+    assert 0 < low <= 50.0 <= high
+    assert (full[f"{prefix}_sensitivity_n"], full[f"{prefix}_sensitivity_missing"]) == (10, 0)
+    # Judged document by document, order cannot matter: 0, and an interval holding 0.
+    by_document = metrics["max_mean"]
+    assert by_document[f"{prefix}_sensitivity"] == 0.0
+    low, high = (by_document[f"{prefix}_sensitivity_ci_{e}"] for e in ("low", "high"))
+    assert low <= 0.0 <= high

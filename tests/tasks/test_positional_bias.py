@@ -7,11 +7,13 @@ import re
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
 from inspect_ai.model import Model, get_model
 
+from longform_evals.analysis.intervals import bootstrap_interval
 from longform_evals.analysis.ordering import ORDER_NAMES
 from longform_evals.data.multidoc import load_multidoc
 from longform_evals.solvers.multidoc.summary import MULTIDOC_STRATEGIES
@@ -52,10 +54,21 @@ def _copy_quoted(text: str, _: int) -> str:
     return " ".join(" ".join(p.split("\n\n")) for p in parts)
 
 
-def _model(prompts: list[str]) -> Model:
+_DOCUMENT = re.compile(r"Document \d+:\n(.*)")
+
+
+def order_blind(text: str, _: int) -> str:
+    """Copies the documents in alphabetical order, whatever the order shown; hallucinates
+    for inputs about schools (so inputs differ, their orders do not)."""
+    documents = sorted(_DOCUMENT.findall(text))
+    extra = f" {HALLUCINATION}" if any("Schools" in d for d in documents) else ""
+    return " ".join(documents) + extra
+
+
+def _model(prompts: list[str], summarizer: Any = lead_biased) -> Model:
     def summarize(text: str, i: int) -> str:
         prompts.append(text)
-        return lead_biased(text, i)
+        return str(summarizer(text, i))
 
     return get_model(
         "scripted/posbias",
@@ -175,6 +188,11 @@ def test_position_curves_are_plotted_from_logs(tmp_path: Path) -> None:
     focus = _run(tmp_path / "focus", [], strategy="focus_middle")
     curve = position_curve(plain)
     assert len(curve) == len(DOCS)
+    # The plot's error bars are the metric's bootstrap intervals, read back from the log.
+    metrics = _metrics(plain)
+    assert curve.low == [metrics[f"pos_{i}_ci_low"] for i in (1, 2, 3)]
+    assert curve.high == [metrics[f"pos_{i}_ci_high"] for i in (1, 2, 3)]
+    assert curve.low[0] < curve[0] < curve.high[0]
     out = tmp_path / "curves.png"
     result = CliRunner().invoke(
         main, ["plot-positions", str(plain.location), str(focus.location), "--out", str(out)]
@@ -242,3 +260,104 @@ def test_embedding_ranking_finds_the_document_closest_to_the_reference(tmp_path:
     assert by_id["s@top"]["important_doc"] == 1
     assert by_id["s@top"]["ranking_source"] == "similarity:reference:embedding"
     assert by_id["s@bottom"]["documents"][-1] == DOCS[1]
+
+
+# Inputs whose first document has 1 to 3 sentences, the bridge document ranked first: the
+# lead-biased summary is k/(k+1) faithful unless the bridge document is on top (1.0).
+VARIED = [
+    ["The council met on Monday.", DOCS[1], DOCS[2]],
+    ["The council met on Monday. It voted twice.", DOCS[1], DOCS[2]],
+    ["Schools close at noon. Buses leave at one. Parents wait outside.", DOCS[1], DOCS[2]],
+    ["Schools close at noon.", DOCS[1], DOCS[2]],
+    ["The council met on Monday. Schools close at noon.", DOCS[1], DOCS[2]],
+]
+
+
+def _run_varied(tmp_path: Path, summarizer: Any) -> EvalLog:
+    path = tmp_path / "varied.jsonl"
+    rows = [{"id": f"v{i}", "documents": d, "ranking": [1, 0, 2]} for i, d in enumerate(VARIED)]
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    task = positional_bias(data=str(path), ranking="lexical")
+    [log] = inspect_eval(task, model=_model([], summarizer), log_dir=str(tmp_path / "logs"))
+    assert log.status == "success", log.error
+    assert log.samples and len(log.samples) == len(VARIED) * len(ORDER_NAMES)
+    return log
+
+
+def _order_rows(log: EvalLog) -> np.ndarray:
+    """Faithfulness per input (row) and order (column), read back from the samples."""
+    assert log.samples
+    value: dict[tuple[str, str], float] = {}
+    for s in log.samples:
+        assert s.scores
+        scored = s.scores["faithfulness"].value
+        assert isinstance(scored, dict)
+        value[(s.metadata["source_id"], s.metadata["order_name"])] = float(scored["faithfulness"])
+    return np.array([[value[(f"v{i}", o)] for o in ORDER_NAMES] for i in range(len(VARIED))])
+
+
+def _spread(rows: np.ndarray) -> float:
+    means = rows.mean(axis=0)
+    return float(means.max() - means.min())
+
+
+def test_order_sensitive_summarizer_gets_a_sensitivity_interval_excluding_zero(
+    tmp_path: Path,
+) -> None:
+    log = _run_varied(tmp_path, lead_biased)
+    metrics = _metrics(log)
+    rows = _order_rows(log)
+    assert rows[:, 1].tolist() == [1.0] * len(VARIED)  # top: the bridge document alone
+    assert rows[:, 0].tolist() == pytest.approx([1 / 2, 2 / 3, 3 / 4, 1 / 2, 2 / 3])
+    ci = bootstrap_interval(rows, _spread)  # whole inputs resampled, all orders together
+    assert metrics["sensitivity"] == pytest.approx(ci.value)
+    assert (metrics["sensitivity_ci_low"], metrics["sensitivity_ci_high"]) == (ci.low, ci.high)
+    assert 0 < metrics["sensitivity_ci_low"] < metrics["sensitivity_ci_high"]
+    assert (metrics["sensitivity_n"], metrics["sensitivity_missing"]) == (len(VARIED), 0)
+    for j, order in enumerate(ORDER_NAMES):
+        per_order = bootstrap_interval(rows[:, j])
+        assert (metrics[f"{order}_ci_low"], metrics[f"{order}_ci_high"]) == (
+            per_order.low,
+            per_order.high,
+        )
+    # Per-position faithfulness: the interval is the bootstrap over the samples' profiles.
+    assert log.samples
+    profiles = [s.scores["faithfulness"].metadata["position_faithfulness"] for s in log.samples]  # type: ignore[index]
+    for i in range(3):
+        column = [p[i] for p in profiles if p[i] is not None]
+        position = bootstrap_interval(column)
+        key = f"pos_{i + 1}"
+        assert metrics[key] == pytest.approx(position.value)
+        assert (metrics[f"{key}_ci_low"], metrics[f"{key}_ci_high"]) == (
+            position.low,
+            position.high,
+        )
+        assert metrics[f"{key}_n"] == len(column)
+    assert metrics["missing"] == 0
+
+
+def test_order_blind_summarizer_has_zero_sensitivity_with_an_interval_holding_zero(
+    tmp_path: Path,
+) -> None:
+    log = _run_varied(tmp_path, order_blind)
+    metrics = _metrics(log)
+    rows = _order_rows(log)
+    assert len(set(rows[:, 0].tolist())) > 1  # inputs differ, so the bootstrap has spread
+    assert metrics["sensitivity"] == 0.0
+    assert metrics["sensitivity_ci_low"] <= 0.0 <= metrics["sensitivity_ci_high"]
+    assert metrics["original_ci_low"] < metrics["original"] < metrics["original_ci_high"]
+
+
+def test_curves_with_gaps_and_missing_intervals_still_plot(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    from longform_evals.reports.positions import PositionCurve, plot_position_curves
+
+    nan = float("nan")
+    curves = {
+        "with bars": PositionCurve([0.8, nan, 0.6], [0.7, nan, nan], [0.9, nan, nan]),
+        "old log": [0.5, 0.4, 0.7],  # a plain list: no intervals, no bars
+    }
+    out = plot_position_curves(curves, tmp_path / "gaps.png")
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    with pytest.raises(ValueError, match="one low and one high bound per position"):
+        PositionCurve([0.5, 0.6], [0.4], [0.7])

@@ -87,9 +87,14 @@ def bootstrap_interval(
         raise ValueError(
             "bootstrap data holds NaN; count missing samples and pass only readable ones"
         )
+    n = rows.shape[0]
+    # Work on a sorted copy: the same samples in another order (Inspect hands metrics their
+    # samples in completion order) must give the same numbers for the same seed.
+    keys = rows.reshape(n, -1).T[::-1]  # first column sorts first
+    if len(keys):
+        rows = rows[np.lexsort(keys)]
     stat = statistic or (lambda x: float(np.mean(x)))
     value = float(stat(rows))
-    n = rows.shape[0]
     if n < 2:
         return Interval(value, math.nan, math.nan, n, confidence)
     if np.all(rows == rows[0]):
@@ -99,13 +104,9 @@ def bootstrap_interval(
     # Inspect's entry point loads import this module (the entry point must stay light).
     from scipy import stats
 
-    # Resample a sorted copy: the same samples in another order (Inspect hands metrics their
-    # samples in completion order) must give the same interval for the same seed.
-    flat = rows.reshape(n, -1)
-    canonical = rows[np.lexsort(flat.T[::-1])]
     result = stats.bootstrap(
         (np.arange(n),),
-        lambda idx: stat(canonical[idx.astype(int)]),
+        lambda idx: stat(rows[idx.astype(int)]),
         vectorized=False,
         n_resamples=resamples,
         confidence_level=confidence,

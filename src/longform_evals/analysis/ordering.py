@@ -4,7 +4,8 @@ Summarization", §3.3 Table 4 and §4.3 Table 5).
 Documents are ranked by importance (a given ``ranking``, or similarity to a reference or
 summary); the most important one is then moved to the top, the middle or the bottom of the
 input, the others keeping their relative order. Running a summarizer or a metric under each
-order and taking max - min of the scores gives the order *sensitivity*.
+order and taking max - min of the scores gives the order *sensitivity*, reported with a
+bootstrap interval over sources (:func:`order_table`, :func:`sensitivity_interval`).
 
 Everything here is pure except :func:`expand_orders`, which builds new Inspect samples (one
 per order) so that any solver and scorer run unchanged under each order.
@@ -14,25 +15,34 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
+import numpy as np
 from inspect_ai.dataset import Sample
+
+from longform_evals.analysis.intervals import FloatArray, Interval, bootstrap_interval
 
 __all__ = [
     "ORDER_NAMES",
     "Embed",
     "OrderName",
+    "OrderTable",
     "Position",
+    "column_means",
     "cosine",
     "expand_orders",
     "importance_ranking",
     "lexical_similarity",
+    "order_table",
     "perturbations",
     "place",
     "rank_by_similarity",
     "sensitivity",
+    "sensitivity_interval",
     "similarity_scores",
+    "sort_orders",
 ]
 
 Position = Literal["top", "middle", "bottom"]
@@ -189,6 +199,85 @@ def sensitivity(scores_by_order: Mapping[str, float]) -> float:
     """Max - min over the orders' scores, ignoring NaN (NaN when no score is a number)."""
     finite = [float(v) for v in scores_by_order.values() if not math.isnan(float(v))]
     return max(finite) - min(finite) if finite else math.nan
+
+
+def sort_orders(names: Iterable[str]) -> list[str]:
+    """Order names as reported: original, top, middle, bottom (those given), then the rest
+    sorted."""
+    given = set(names)
+    return [n for n in ORDER_NAMES if n in given] + sorted(given - set(ORDER_NAMES))
+
+
+@dataclass(frozen=True)
+class OrderTable:
+    """Scores with one row per source (an input before :func:`expand_orders`) and one column
+    per order.
+
+    Only sources with a readable score under every order are rows: sensitivity compares a
+    source's orders with each other, so a source lacking one cannot be paired. The others
+    are counted in ``missing`` (to be reported beside the interval, never dropped silently).
+    """
+
+    orders: tuple[str, ...]
+    sources: tuple[Hashable, ...]
+    rows: FloatArray
+    """Shape (len(sources), len(orders))."""
+    missing: int
+
+
+def order_table(entries: Iterable[tuple[Hashable, str, float]]) -> OrderTable:
+    """Arrange ``(source, order name, score)`` entries (NaN = unreadable) as an
+    :class:`OrderTable`; columns in :func:`sort_orders` order, rows in first-seen order.
+
+    A source scored twice under one order (hand-built samples; Inspect reduces epochs before
+    metrics) counts with the mean of its readable scores there.
+    """
+    cells: dict[Hashable, dict[str, list[float]]] = {}
+    names: set[str] = set()
+    for source, order, value in entries:
+        names.add(order)
+        row = cells.setdefault(source, {})
+        if not math.isnan(value):
+            row.setdefault(order, []).append(float(value))
+    orders = sort_orders(names)
+    complete = [s for s, row in cells.items() if all(o in row for o in orders)]
+    rows = np.array(
+        [[float(np.mean(cells[s][o])) for o in orders] for s in complete], dtype=np.float64
+    ).reshape(len(complete), len(orders))
+    return OrderTable(tuple(orders), tuple(complete), rows, len(cells) - len(complete))
+
+
+def column_means(rows: FloatArray) -> FloatArray:
+    """The mean score of each order (column)."""
+    means: FloatArray = np.mean(rows, axis=0)
+    return means
+
+
+def sensitivity_interval(
+    rows: FloatArray, per_order: Callable[[FloatArray], FloatArray] = column_means
+) -> Interval:
+    """Order sensitivity (max - min over orders of ``per_order(rows)``) with its percentile
+    bootstrap interval over sources.
+
+    Whole rows are resampled, so every resample keeps each source's orders paired and the
+    interval measures how much the order effect varies with the choice of inputs.
+
+    Args:
+        rows: One row per source scored under every order (see :func:`order_table`), no NaN;
+            ``per_order`` may read extra columns (e.g. labels) first.
+        per_order: Maps rows to one score per order; the column means by default.
+
+    Returns:
+        The interval (NaN bounds below two sources; all NaN with none).
+    """
+    if rows.shape[0] == 0:
+        return Interval(math.nan, math.nan, math.nan, 0)
+
+    def spread(sample: FloatArray) -> float:
+        scores = per_order(sample)
+        return float(np.max(scores) - np.min(scores))
+
+    return bootstrap_interval(rows, spread)
 
 
 def _sample_ranking(

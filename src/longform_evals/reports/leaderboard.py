@@ -22,11 +22,12 @@ from inspect_ai.log import EvalSample
 
 from longform_evals.analysis.intervals import Interval, bootstrap_interval, shared_ranks
 from longform_evals.judges.calibration_files import read_calibration
+from longform_evals.models.step_usage import step_usage
 
 PLAN_METADATA = "longform_plan"
 """Task metadata key written by ``longform run`` (plan, variant, judge)."""
 BUDGET_ERROR = "longform budget exhausted"
-STEP_USAGE_KEY = "longform_step_usage"
+"""Words in the error of a sample that ``longform run``'s budget did not start."""
 PARSE_FLAG = 0.10
 """A row whose parse-failure rate is above this is flagged."""
 
@@ -188,11 +189,19 @@ def _sample_facts(sample: EvalSample) -> dict[str, Any]:
         "calls": len(model_events),
         "usage": usage,
         "grader_tokens": (grader.input_tokens + grader.output_tokens) if grader else 0,
-        "steps": (sample.store or {}).get(STEP_USAGE_KEY) or {},
+        "steps": step_usage(sample),
     }
 
 
 def _frames(log_dir: Path) -> tuple[Any, Any]:
+    try:
+        import pandas  # noqa: F401
+        import pyarrow  # noqa: F401
+    except ImportError as e:
+        raise LeaderboardError(
+            f"the leaderboard reads logs with Inspect's dataframe API, which needs {e.name}: "
+            'pip install "longform-evals[leaderboard]"'
+        ) from e
     from inspect_ai.analysis import (
         EvalColumn,
         EvalDataset,
@@ -350,15 +359,15 @@ def _row(key: tuple[str, str, str | None], ev: Mapping[str, Any], frame: Any) ->
     task = ev["task"]
     # Without a grader role a graded task is judged by the evaluated model itself; the
     # meta-evaluation task's evaluated model is the judge under study.
-    self_judged = task in GRADED and grader is None
-    judge = f"{model} (self)" if self_judged else grader if task in GRADED else None
+    self_judged = task in GRADED and grader in (None, model)
+    judge = (grader or f"{model} (self)") if task in GRADED else None
     if task == "longformfact":
         judge = model
     facts = [(f"{r['id']}#{r['epoch']}", _loads(r["facts"]) or {}) for _, r in frame.iterrows()]
     modes = {str(f["mode"]) for _, f in facts if f.get("mode")}
     mode = next(iter(modes)) if len(modes) == 1 else (", ".join(sorted(modes)) or None)
     errors = [f for _, f in facts if f.get("error")]
-    refused = sum(1 for f in errors if str(f["error"]).startswith(BUDGET_ERROR))
+    refused = sum(1 for f in errors if BUDGET_ERROR in str(f["error"]))
     parse = [
         float(f["scores"][s][k])
         for _, f in facts
@@ -373,7 +382,7 @@ def _row(key: tuple[str, str, str | None], ev: Mapping[str, Any], frame: Any) ->
         task=task,
         judge=judge,
         judge_mode=mode or ev["args"].get("judge_mode"),
-        judge_quality=judge_quality(task, None if self_judged else judge, mode),
+        judge_quality=judge_quality(task, grader or model, mode),
         self_judged=self_judged,
         log=str(ev["log"]),
         status=str(ev["status"]),
@@ -410,13 +419,14 @@ def _finite(x: Any) -> bool:
 
 
 def _steps(per_sample: Sequence[Mapping[str, Any]], n: int) -> dict[str, dict[str, float]]:
+    """Per step kind, calls and tokens per sample (summed over samples, then divided)."""
     total: dict[str, dict[str, float]] = {}
     for steps in per_sample:
         for kind, counts in steps.items():
             mine = total.setdefault(kind, {})
             for name, value in counts.items():
-                mine[name] = mine.get(name, 0.0) + float(value) / n
-    return total
+                mine[name] = mine.get(name, 0.0) + float(value)
+    return {kind: {k: v / n for k, v in counts.items()} for kind, counts in total.items()}
 
 
 def _seconds(started: Any, completed: Any) -> float:

@@ -17,10 +17,8 @@ from inspect_ai.hooks import Hooks, ModelUsageData, hooks
 from inspect_ai.model import ModelUsage
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
+from longform_evals.reports.leaderboard import BUDGET_ERROR
 from longform_evals.runs.plan_file import Price
-
-BUDGET_ERROR = "longform budget exhausted"
-"""The start of the error message of a sample refused by the budget."""
 
 
 class BudgetExhausted(RuntimeError):

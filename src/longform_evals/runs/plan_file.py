@@ -34,6 +34,7 @@ _TOP_KEYS = {
     "epochs",
     "max_connections",
     "max_samples",
+    "max_tasks",
     "budget",
     "prices",
 }
@@ -99,6 +100,7 @@ class Plan:
     epochs: int = 1
     max_connections: int | None = None
     max_samples: int | None = None
+    max_tasks: int | None = None
     budget_tokens: int | None = None
     budget_money: float | None = None
     prices: Mapping[str, Price] = field(default_factory=dict)
@@ -171,7 +173,7 @@ def parse_plan(raw: Mapping[str, Any], path: Path) -> Plan:
     return Plan(
         path=path,
         name=str(raw.get("name", path.stem)),
-        log_dir=log_dir if log_dir.is_absolute() else base / log_dir,
+        log_dir=log_dir if log_dir.is_absolute() else (base / log_dir).resolve(),
         models=models,
         judge=judge,
         variants=tuple(variants),
@@ -179,6 +181,7 @@ def parse_plan(raw: Mapping[str, Any], path: Path) -> Plan:
         epochs=_positive(raw.get("epochs"), "epochs", fail) or 1,
         max_connections=_positive(raw.get("max_connections"), "max_connections", fail),
         max_samples=_positive(raw.get("max_samples"), "max_samples", fail),
+        max_tasks=_positive(raw.get("max_tasks"), "max_tasks", fail),
         budget_tokens=_positive(budget.get("tokens"), "budget.tokens", fail),
         budget_money=_money(budget.get("money"), fail),
         prices=prices,

@@ -164,6 +164,8 @@ def run_plan(
         options["max_connections"] = plan.max_connections
     if plan.max_samples is not None:
         options["max_samples"] = plan.max_samples
+    if plan.max_tasks is not None:
+        options["max_tasks"] = plan.max_tasks
     if LEDGER.active:
         # A sample refused by the budget errors; its cell runs on (refusing the rest) and
         # ends as an error log, which the next `longform run` retries, reusing what finished.

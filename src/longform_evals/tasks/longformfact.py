@@ -25,6 +25,7 @@ from longform_evals.data.longformfact import load_longformfact, load_longformfac
 from longform_evals.judges.support import JudgeOptions
 from longform_evals.scorers.faithfulness import AGGREGATIONS, FULL_AGGREGATIONS, faithfulness
 from longform_evals.scorers.meta_evaluation import auc, bacc, bacc_by_order
+from longform_evals.scorers.order_metrics import bacc_by_order_sensitivity
 from longform_evals.scorers.unscorable import unscorable_metrics
 from longform_evals.solvers.summarize.given import given_summary
 from longform_evals.tasks.arguments import comma_list, similarity_embedder, strict_parameters
@@ -54,15 +55,16 @@ def _samples(
 def _metrics(
     threshold: float | None, calibrate: float | None, by_order: bool
 ) -> dict[str, list[Metric]]:
-    """BACC and AUC of every aggregation against the human labels (and BACC per order)."""
-    metrics: dict[str, list[Metric]] = {
-        key: [
-            bacc(threshold, key=key, calibrate=calibrate),
-            auc(),
-            *([bacc_by_order(threshold, key=key)] if by_order else []),
-        ]
-        for key in ("faithfulness", *AGGREGATIONS, *FULL_AGGREGATIONS)
-    }
+    """BACC and AUC of every aggregation against the human labels (and BACC per order, with
+    the bootstrap interval of its sensitivity)."""
+
+    def per_key(key: str) -> list[Metric]:
+        out = [bacc(threshold, key=key, calibrate=calibrate), auc()]
+        if by_order:
+            out += [bacc_by_order(threshold, key=key), bacc_by_order_sensitivity(threshold, key)]
+        return out
+
+    metrics = {key: per_key(key) for key in ("faithfulness", *AGGREGATIONS, *FULL_AGGREGATIONS)}
     metrics["missing_rate"] = [mean()]
     metrics.update(unscorable_metrics(judged=True))
     return metrics
@@ -106,7 +108,8 @@ def longformfact(
             original, top, middle, bottom; the most important document is the one the record
             ranks first, else the one most similar to the summary), for the metric-side order
             experiment (Table 4 of Wan et al., "On Positional Bias of Faithfulness for
-            Long-form Summarization"): BACC per order and its sensitivity are added.
+            Long-form Summarization"): BACC per order and its sensitivity are added, the
+            sensitivity with a 95 % bootstrap interval over records.
             Single-document records are left out in this mode (order cannot matter).
         ranking: with `orders`, how documents are ranked against the summary when a record
             has no ranking: `embedding` (packaged sentence embedder; the `embed` extra),
@@ -132,5 +135,5 @@ def longformfact(
             ),
         ),
         metrics=_metrics(threshold, calibrate, bool(order_names)),
-        version="1.0.0",
+        version="1.1.0",
     )

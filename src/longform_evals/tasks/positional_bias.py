@@ -10,7 +10,8 @@ bottom; Wan et al., "On Positional Bias of Faithfulness for Long-form Summarizat
 (:func:`~longform_evals.solvers.multidoc.summary.multidoc_summary`) by the evaluated model, and
 scored by the faithfulness judge (the ``grader`` role, else the evaluated model). Reported:
 mean faithfulness per order and its ``sensitivity`` (max - min), and the mean per-position
-faithfulness (Figure 2 / 4). See docs/positional-bias.md.
+faithfulness (Figure 2 / 4), each with a 95 % bootstrap interval over samples
+(``_ci_low`` / ``_ci_high``). See docs/positional-bias.md.
 """
 
 from __future__ import annotations
@@ -147,5 +148,5 @@ def positional_bias(
             judge_options=JudgeOptions(max_tokens=judge_max_tokens, prompts_dir=prompts_dir),
         ),
         metrics=_metrics(growing),
-        version="1.0.0",
+        version="1.1.0",
     )

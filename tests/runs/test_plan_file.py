@@ -1,0 +1,113 @@
+"""Plan files: what a plan may say, and the clear errors for what it may not."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import longform_evals
+from longform_evals.runs.plan_file import PlanError, read_plan
+
+QUALITY = (
+    Path(longform_evals.__file__).resolve().parent / "data" / "reading" / "quality_fixture.jsonl"
+)
+
+GOOD = f"""
+name: demo
+models: [scripted/a, {{model: scripted/b, args: {{default_response: hi}}}}]
+judge: {{model: scripted/judge, mode: sentence}}
+tasks:
+  - task: booookscore
+    name: bs
+    args: {{chunk_size: 512}}
+    variants: {{strategy: [hierarchical, incremental]}}
+    samples: [the_frost_hold]
+  - task: quality
+    args: {{data: {QUALITY}}}
+    limit: 2
+epochs: 2
+budget: {{tokens: 1000}}
+"""
+
+
+def write(tmp_path: Path, text: str, name: str = "plan.yaml") -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_a_good_plan_expands_its_variants(tmp_path: Path) -> None:
+    plan = read_plan(write(tmp_path, GOOD))
+    assert [m.name for m in plan.models] == ["scripted/a", "scripted/b"]
+    assert dict(plan.models[1].args) == {"default_response": "hi"}
+    assert plan.judge.model == "scripted/judge" and plan.judge.mode == "sentence"
+    labels = [v.label for v in plan.variants]
+    assert labels == ["bs[strategy=hierarchical]", "bs[strategy=incremental]", "quality"]
+    assert plan.variants[0].samples == ("the_frost_hold",) and plan.variants[2].limit == 2
+    assert plan.epochs == 2 and plan.budget_tokens == 1000
+    assert plan.log_dir == (tmp_path / "logs" / "plan").resolve()
+
+
+def test_toml_plans_and_relative_paths(tmp_path: Path) -> None:
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "q.jsonl").write_text(QUALITY.read_text(encoding="utf-8"))
+    text = """
+models = ["scripted/a"]
+judge = "scripted/judge"
+log_dir = "out"
+[[tasks]]
+task = "quality"
+args = { data = "data/q.jsonl", strategy = "full" }
+"""
+    plan = read_plan(write(tmp_path, text, "plan.toml"))
+    assert plan.variants[0].args["data"] == str((tmp_path / "data" / "q.jsonl").resolve())
+    assert plan.log_dir == (tmp_path / "out").resolve()
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (("judge: {model: scripted/judge, mode: sentence}\n", ""), "`judge` is unset"),
+        (("judge: {model: scripted/judge", "judge: {model: scripted/a"), "judge its own output"),
+        (("task: booookscore", "task: bookscore"), "unknown task 'bookscore'"),
+        (("[hierarchical, incremental]", "[hierarchical, zigzag]"), "unknown strategy 'zigzag'"),
+        (("{chunk_size: 512}", "{chunk_sise: 512}"), "no parameter 'chunk_sise'"),
+        (("limit: 2", "limit: 0"), "limit` must be a whole number"),
+        (("epochs: 2", "epoch: 2"), "unknown key(s) 'epoch'"),
+        (("budget: {tokens: 1000}", "budget: {money: 5}"), "needs a price for every model"),
+        ((str(QUALITY), "missing/quality.jsonl"), "data='missing/quality.jsonl': no such file"),
+        (
+            ("    limit: 2\n", f"    limit: 2\n  - {{task: quality, args: {{data: {QUALITY}}}}}\n"),
+            "share the name quality",
+        ),
+    ],
+)
+def test_bad_plans_are_refused_naming_the_fault(
+    tmp_path: Path, change: tuple[str, str], message: str
+) -> None:
+    old, new = change
+    assert old in GOOD
+    path = write(tmp_path, GOOD.replace(old, new))
+    with pytest.raises(PlanError, match=r"plan .*plan\.yaml") as error:
+        read_plan(path)
+    assert message in str(error.value)
+
+
+def test_self_judging_needs_saying(tmp_path: Path) -> None:
+    selfish = GOOD.replace("judge: {model: scripted/judge", "judge: {model: scripted/a")
+    plan = read_plan(write(tmp_path, selfish.replace("epochs: 2", "allow_self_judge: true")))
+    assert plan.judge.model == "scripted/a"
+    unset = GOOD.replace("judge: {model: scripted/judge, mode: sentence}", "judge: self")
+    assert read_plan(write(tmp_path, unset)).judge.model is None
+
+
+def test_unreadable_files(tmp_path: Path) -> None:
+    with pytest.raises(PlanError, match="cannot read plan"):
+        read_plan(tmp_path / "absent.yaml")
+    with pytest.raises(PlanError, match=r"use a \.yaml, \.yml or \.toml file"):
+        read_plan(write(tmp_path, GOOD, "plan.json"))
+    with pytest.raises(PlanError, match="not valid yaml"):
+        read_plan(write(tmp_path, "models: [a\n"))
+    with pytest.raises(PlanError, match="mapping of settings"):
+        read_plan(write(tmp_path, "- a\n- b\n"))

@@ -1,0 +1,339 @@
+"""`longform run` and `longform leaderboard` end to end with scripted models.
+
+Two scripted "models" answer QuALITY questions differently and summarize the bundled book; a
+third is the fixed judge. The runs check what a user relies on: one log per model x variant,
+a second run that redoes nothing, a budget that stops new samples and a larger one that
+finishes them, a killed run that resumes, and a leaderboard that ranks only rows with the
+same judge, flags unreadable verdicts and lists logs it cannot use.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from inspect_ai import Task, eval, task
+from inspect_ai.dataset import Sample
+from inspect_ai.log import list_eval_logs, read_eval_log
+from inspect_ai.scorer import match
+from inspect_ai.solver import Generate, TaskState, generate, solver
+
+import longform_evals
+from longform_evals.cli import main
+from longform_evals.reports.leaderboard import (
+    Leaderboard,
+    LeaderboardError,
+    build_leaderboard,
+)
+from longform_evals.reports.leaderboard_render import to_csv, to_json, to_markdown
+
+DATA = Path(longform_evals.__file__).resolve().parent / "data"
+QUALITY = DATA / "reading" / "quality_fixture.jsonl"
+
+READER_RULES: list[dict[str, Any]] = [
+    {
+        "pattern": r"(?s)Passage:.*?\n<(\d+)>.*Break point: <number>",
+        "response": r"Break point: <\1>",
+    },
+    {"pattern": r"Shorten it to at most \d+ words\.", "response": "A short gist of this page."},
+    {"pattern": r"Which pages would you like to read in full\?", "response": "[0]"},
+]
+SUMMARY = "Ines Calloway studies a frozen orchard. She finds a faulty sensor."
+
+
+def rules(letter: str) -> str:
+    """Inline rules of a model that always picks ``letter``."""
+    answer = {"pattern": r"Answer: \(X\)", "response": f"Answer: ({letter})"}
+    return json.dumps({"rules": [*READER_RULES, answer], "default": SUMMARY})
+
+
+JUDGE_RULES = json.dumps({"rules": [], "default": "No confusion."})
+GARBLED_JUDGE = json.dumps({"rules": [], "default": "Hmm, hard to say."})
+
+
+def plan_text(
+    log_dir: Path,
+    *,
+    judge: str = JUDGE_RULES,
+    judge_name: str = "scripted/judge",
+    budget: int | None = None,
+    latency: float = 0.0,
+    book: bool = True,
+) -> str:
+    models = [
+        {"model": "scripted/alpha", "args": {"rules": rules("B"), "latency": latency}},
+        {"model": "scripted/beta", "args": {"rules": rules("A"), "latency": latency}},
+    ]
+    tasks: list[dict[str, Any]] = [
+        {
+            "task": "quality",
+            "args": {"data": str(QUALITY), "cache": True},
+            "variants": {"strategy": ["full", "read_agent_p"]},
+        }
+    ]
+    if book:
+        tasks.append(
+            {
+                "task": "booookscore",
+                "name": "booookscore-hier512",
+                "args": {"strategy": "hierarchical", "chunk_size": 512},
+                "samples": ["the_frost_hold"],
+            }
+        )
+    plan: dict[str, Any] = {
+        "name": "scripted",
+        "log_dir": str(log_dir),
+        "models": models,
+        "judge": {"model": judge_name, "mode": "sentence", "args": {"rules": judge}},
+        "tasks": tasks,
+        "max_samples": 1,
+    }
+    if budget is not None:
+        plan["budget"] = {"tokens": budget}
+    return json.dumps(plan)  # JSON is YAML
+
+
+def run_cli(*args: str) -> Any:
+    result = CliRunner().invoke(main, list(args), catch_exceptions=False)
+    return result
+
+
+def eval_files(folder: Path) -> dict[str, int]:
+    return {p.name: p.stat().st_mtime_ns for p in folder.glob("*.eval")}
+
+
+@pytest.fixture
+def finished(tmp_path: Path) -> tuple[Path, Path]:
+    """A plan run to the end once: (plan file, log folder)."""
+    logs = tmp_path / "logs"
+    plan = tmp_path / "plan.yaml"
+    plan.write_text(plan_text(logs), encoding="utf-8")
+    result = run_cli("run", str(plan))
+    assert result.exit_code == 0, result.output
+    return plan, logs
+
+
+def test_one_log_per_cell_and_a_second_run_redoes_nothing(finished: tuple[Path, Path]) -> None:
+    plan, logs = finished
+    before = eval_files(logs)
+    assert len(before) == 2 * 3  # two models x (two QuALITY variants + the book)
+    for info in list_eval_logs(str(logs)):
+        log = read_eval_log(info, header_only=True)
+        assert log.status == "success"
+        assert log.eval.model_roles and "grader" in log.eval.model_roles
+        assert log.eval.metadata and log.eval.metadata["longform_plan"]["variant"]
+    result = run_cli("run", str(plan))
+    assert result.exit_code == 0, result.output
+    assert eval_files(logs) == before  # nothing rewritten, nothing new
+
+
+def test_dry_run_prints_the_grid_without_running(tmp_path: Path) -> None:
+    plan = tmp_path / "plan.yaml"
+    plan.write_text(plan_text(tmp_path / "logs"), encoding="utf-8")
+    result = run_cli("run", str(plan), "--dry-run")
+    assert result.exit_code == 0, result.output
+    lines = [line for line in result.output.splitlines() if line.startswith("| scripted/")]
+    assert len(lines) == 6
+    assert any("booookscore-hier512" in line for line in lines)
+    assert "judge (grader role): scripted/judge" in result.output
+    assert not (tmp_path / "logs").exists()
+
+
+def test_the_leaderboard_of_a_plan(finished: tuple[Path, Path], tmp_path: Path) -> None:
+    _, logs = finished
+    out = tmp_path / "board"
+    result = run_cli("leaderboard", str(logs), "--out", str(out))
+    assert result.exit_code == 0, result.output
+    assert {p.name for p in out.iterdir()} == {
+        "leaderboard.md",
+        "leaderboard.csv",
+        "leaderboard.json",
+        "leaderboard.html",
+    }
+    board = build_leaderboard(logs)
+    assert sorted((r.model, r.variant) for r in board.rows) == sorted(
+        (m, v)
+        for m in ("scripted/alpha", "scripted/beta")
+        for v in ("quality[strategy=full]", "quality[strategy=read_agent_p]", "booookscore-hier512")
+    )
+    quality = {r.model: r for r in board.rows if r.variant == "quality[strategy=full]"}
+    # The fixture's gold letters: alpha (always B) and beta (always A) score what they match.
+    for row in quality.values():
+        interval = row.metrics["accuracy"]
+        assert interval.n == 6 and interval.low <= interval.value <= interval.high
+        assert row.judge is None and row.calls == 1.0 and row.input_tokens > 0
+        assert row.steps["answer"]["calls"] == 1.0
+    book = [r for r in board.rows if r.variant == "booookscore-hier512"]
+    for row in book:
+        assert row.judge == "scripted/judge" and row.judge_mode == "sentence"
+        assert row.metrics["BooookScore"].value == 100.0
+        assert row.steps["chunk_summary"]["calls"] > 1 and row.steps["judge"]["calls"] >= 1
+        assert row.ranks["BooookScore"] == 1  # the same score: one shared rank
+        assert not row.flags
+    records = json.loads(to_json(board))["rows"]
+    assert len(records) == 6 and all("metrics" in r for r in records)
+    assert to_csv(board).count("\n") == 1 + 2 * 3  # header + one metric per row
+    markdown = result.output
+    assert "### booookscore-hier512" in markdown and "BooookScore [95 % CI]" in markdown
+
+
+def test_rows_with_different_judges_are_not_ranked_together(tmp_path: Path) -> None:
+    combined = tmp_path / "combined"
+    combined.mkdir()
+    for name, judge in [("one", "scripted/judge"), ("two", "scripted/other-judge")]:
+        plan = tmp_path / f"{name}.yaml"
+        logs = tmp_path / name
+        plan.write_text(plan_text(logs, judge_name=judge, book=True), encoding="utf-8")
+        assert run_cli("run", str(plan)).exit_code == 0
+        for path in logs.glob("*booookscore*.eval"):
+            shutil.copy(path, combined / f"{name}-{path.name}")
+    board = build_leaderboard(combined)
+    book = [r for r in board.rows if r.variant == "booookscore-hier512"]
+    assert len(book) == 4 and {r.judge for r in book} == {"scripted/judge", "scripted/other-judge"}
+    assert any("different judges" in note for note in board.notes)
+    assert "different judges" in to_markdown(board)
+    # Every row ranks first among the rows of its own judge, not 1..4 across judges.
+    assert all(r.ranks["BooookScore"] == 1 for r in book)
+
+
+def test_a_row_with_unreadable_verdicts_is_flagged(tmp_path: Path) -> None:
+    plan = tmp_path / "plan.yaml"
+    logs = tmp_path / "logs"
+    plan.write_text(plan_text(logs, judge=GARBLED_JUDGE), encoding="utf-8")
+    assert run_cli("run", str(plan)).exit_code == 0
+    board = build_leaderboard(logs)
+    book = [r for r in board.rows if r.variant == "booookscore-hier512"]
+    assert book and all(r.parse_failure_rate > 0.10 for r in book)
+    assert all(any(f.startswith("parse failures") for f in r.flags) for r in book)
+
+
+def test_a_budget_stops_new_samples_and_a_larger_one_finishes_them(tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    plan = tmp_path / "plan.yaml"
+    plan.write_text(plan_text(logs, budget=2500, book=False), encoding="utf-8")
+    first = run_cli("run", str(plan))
+    assert first.exit_code == 1 and "run the same command again" in first.output
+    board = build_leaderboard(logs)
+    refused = sum(r.budget_refused for r in board.rows)
+    assert refused > 0
+    assert all("partial" in r.flags for r in board.rows if r.budget_refused)
+    for row in board.rows:  # refused samples are counted as missing, not dropped
+        assert row.missing["accuracy"] == row.errors
+    plan.write_text(plan_text(logs, budget=10**7, book=False), encoding="utf-8")
+    second = run_cli("run", str(plan))
+    assert second.exit_code == 0, second.output
+    board = build_leaderboard(logs)
+    assert all(r.samples == 6 and not r.partial for r in board.rows)
+
+
+def _cached_calls(cache: Path) -> int:
+    return sum(1 for p in cache.rglob("*") if p.is_file())
+
+
+def test_a_killed_run_resumes_without_redoing_finished_work(tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    plan = tmp_path / "plan.yaml"
+    plan.write_text(plan_text(logs, latency=0.2, book=False), encoding="utf-8")
+    cache = Path(os.environ["INSPECT_CACHE_DIR"])
+    child = subprocess.Popen(
+        [sys.executable, "-m", "longform_evals.cli", "run", str(plan), "--display", "none"],
+        env=os.environ.copy(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 120
+    while _cached_calls(cache) < 6:
+        assert child.poll() is None, "the run ended before it could be killed"
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    os.killpg(child.pid, signal.SIGKILL)
+    child.wait()
+    made_before = _cached_calls(cache)
+    unfinished = [read_eval_log(i, header_only=True).status for i in list_eval_logs(str(logs))]
+    assert "started" in unfinished
+    result = run_cli("run", str(plan))
+    assert result.exit_code == 0, result.output
+    board = build_leaderboard(logs)
+    assert len(board.rows) == 4 and all(
+        r.samples == 6 and r.status == "success" for r in board.rows
+    )
+    assert _cached_calls(cache) >= made_before  # the killed run's calls were kept and reused
+
+
+@solver
+def _broken() -> Any:
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        raise RuntimeError("this solver always fails")
+
+    return solve
+
+
+@task
+def unrelated_task(fail: bool = False) -> Task:
+    return Task(
+        dataset=[Sample(input="Say hi", target="hi")],
+        solver=_broken() if fail else generate(),
+        scorer=match(),
+    )
+
+
+def _unrelated(folder: Path, *, fail: bool = False) -> None:
+    eval(
+        unrelated_task(fail=fail),
+        model="scripted/x",
+        model_args={"default_response": "hi"},
+        log_dir=str(folder),
+    )
+
+
+def test_bad_log_folders(tmp_path: Path, finished: tuple[Path, Path]) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(LeaderboardError, match="no Inspect logs in"):
+        build_leaderboard(empty)
+    result = run_cli("leaderboard", str(empty))
+    assert result.exit_code == 1 and "no Inspect logs in" in result.output
+    with pytest.raises(LeaderboardError, match="no such log folder"):
+        build_leaderboard(tmp_path / "absent")
+    unrelated = tmp_path / "unrelated"
+    _unrelated(unrelated)
+    with pytest.raises(LeaderboardError, match=r"none of the 1 logs .* is a longform-evals task"):
+        build_leaderboard(unrelated)
+    _, logs = finished
+    mixed = tmp_path / "mixed"
+    shutil.copytree(logs, mixed)
+    _unrelated(mixed)
+    _unrelated(mixed, fail=True)
+    board: Leaderboard = build_leaderboard(mixed)
+    assert len(board.rows) == 6
+    reasons = [why for _, why in board.skipped]
+    assert reasons.count("task 'unrelated_task' is not a longform-evals task") == 2
+    assert "skipped logs:" in to_markdown(board)
+
+
+def test_a_failed_cell_is_a_partial_row(tmp_path: Path, finished: tuple[Path, Path]) -> None:
+    _, logs = finished
+    folder = tmp_path / "failed"
+    shutil.copytree(logs, folder)
+    victim = next(folder.glob("*quality*.eval"))
+    log = read_eval_log(str(victim))
+    log.status = "error"
+    assert log.samples
+    log.samples = log.samples[:2]
+    from inspect_ai.log import write_eval_log
+
+    write_eval_log(log, str(victim))
+    board = build_leaderboard(folder)
+    partial = [r for r in board.rows if r.log.endswith(victim.name)]
+    assert partial and partial[0].partial and "partial" in partial[0].flags
+    assert any("error: shown as a partial row" in why for _, why in board.skipped)
