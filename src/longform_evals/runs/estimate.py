@@ -18,6 +18,7 @@ from typing import Any
 from inspect_ai.dataset import Sample
 
 from longform_evals.data.multidoc import sample_documents
+from longform_evals.judges.coherence_probe import PROBES
 from longform_evals.text.tokens import count_tokens
 
 PROMPT_TOKENS = 250
@@ -27,8 +28,8 @@ JUDGE_DEMOS_TOKENS = 1500
 TOKENS_PER_SENTENCE = 27
 TOKENS_PER_WORD = 1.3
 ANSWER_TOKENS = 32
-PROBES_PER_SENTENCE = 8
-"""Probe-mode BooookScore: error types asked per sentence (a typical calibration)."""
+PROBES_PER_SENTENCE = len(PROBES)
+"""Probe-mode BooookScore: one call per probe per summary sentence."""
 
 
 @dataclass(frozen=True)

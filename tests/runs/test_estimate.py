@@ -1,0 +1,60 @@
+"""The dry run's estimates follow each strategy's shape, and match the calls a run makes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from inspect_ai import eval
+
+from longform_evals.models.step_usage import step_usage
+from longform_evals.runs.estimate import (
+    booookscore_judge_cost,
+    reading_cost,
+    sample_cost,
+    summary_cost,
+)
+from longform_evals.tasks.booookscore import booookscore
+
+
+def test_summary_strategies_scale_with_the_document() -> None:
+    args = {"chunk_size": 1000, "context_window": 8192, "max_summary_tokens": 900}
+    assert summary_cost("incremental", 10_000, args).calls == 10
+    assert summary_cost("incremental", 20_000, args).calls == 20
+    assert summary_cost("full", 100_000, args).calls == 1
+    hierarchical = summary_cost("hierarchical", 100_000, args)
+    assert hierarchical.calls > 100  # 100 chunk summaries, then merges
+    assert summary_cost("hierarchical", 200_000, args).calls > hierarchical.calls
+    assert summary_cost("nexus_sum", 10_000, args).calls == 2 * 10 + 1
+
+
+def test_reading_work_on_a_document_is_shared_between_its_questions() -> None:
+    one = reading_cost("read_agent_p", 20_000, 1, {})
+    ten = reading_cost("read_agent_p", 20_000, 10, {})
+    assert ten.calls < one.calls and ten.calls >= 2  # own look-up and answer remain
+    assert reading_cost("full", 20_000, 1, {}).input_tokens > 20_000
+    assert reading_cost("gist_memory", 20_000, 1, {}).calls < one.calls
+
+
+def test_judge_calls_by_mode() -> None:
+    assert booookscore_judge_cost("batched", 270, 5).judge_calls == 2
+    assert booookscore_judge_cost("sentence", 270, 0).judge_calls == 10
+    assert booookscore_judge_cost("probe", 270, 0).judge_calls > 10
+
+
+def test_hierarchical_estimate_matches_a_run(tmp_path: Path) -> None:
+    """On the bundled book the estimate's summarizer calls are the run's (one merge level)."""
+    task = booookscore(strategy="hierarchical", chunk_size=512, judge_mode="sentence")
+    [book] = [s for s in task.dataset if s.id == "the_frost_hold"]
+    estimate = sample_cost("booookscore", {"chunk_size": 512}, book, 1)
+    [log] = eval(
+        task,
+        model="scripted/x",
+        model_args={"default_response": "Ines studies a frozen orchard. She finds a sensor."},
+        model_roles={"grader": "scripted/judge"},
+        sample_id="the_frost_hold",
+        log_dir=str(tmp_path),
+    )
+    assert log.samples
+    steps = step_usage(log.samples[0])
+    made = steps["chunk_summary"]["calls"] + steps.get("merge", {}).get("calls", 0)
+    assert estimate.calls == made and estimate.input_tokens > 0
