@@ -111,13 +111,17 @@ def eval_files(folder: Path) -> dict[str, int]:
     return {p.name: p.stat().st_mtime_ns for p in folder.glob("*.eval")}
 
 
-@pytest.fixture
-def finished(tmp_path: Path) -> tuple[Path, Path]:
-    """A plan run to the end once: (plan file, log folder)."""
-    logs = tmp_path / "logs"
-    plan = tmp_path / "plan.yaml"
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A plan run to the end once, shared by the tests that only read it (and copy it before
+    changing anything): (plan file, log folder)."""
+    folder = tmp_path_factory.mktemp("finished")
+    logs = folder / "logs"
+    plan = folder / "plan.yaml"
     plan.write_text(plan_text(logs), encoding="utf-8")
-    result = run_cli("run", str(plan))
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("INSPECT_CACHE_DIR", str(folder / "inspect-cache"))
+        result = run_cli("run", str(plan))
     assert result.exit_code == 0, result.output
     return plan, logs
 
