@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import math
+from collections import Counter
 from typing import Any
 
 from inspect_ai import Task
@@ -103,6 +104,38 @@ def verdict_rule(log: EvalLog) -> tuple[float, float]:
     return (exact / n, partial / n) if n else (math.nan, math.nan)
 
 
+def reading_breakdown(log: EvalLog) -> list[str]:
+    """Where a paged reader's words go per question, and how it used its memory, read from
+    the samples' `reading` metadata: pagination and gisting (shared by a document's
+    questions), look-up and answer prompts, gist length, gists cut by the token cap, and the
+    page sets asked for."""
+    infos = [(s.metadata or {}).get("reading") or {} for s in log.samples or []]
+    infos = [i for i in infos if "page_words" in i]
+    if not infos:
+        return []
+    n = len(infos)
+    shared = sum(
+        (i["pagination_prompt_words"] + i["gist_prompt_words"]) / max(1, i["doc_questions"])
+        for i in infos
+    )
+    by_step: Counter[str] = Counter()
+    for info in infos:
+        for call in info.get("calls", []):
+            by_step[call["step"]] += call["prompt_words"]
+    docs = {(i["doc_words"], i["gist_words"], i["gists_cut"], i["pages"]) for i in infos}
+    kept = sum(g for _, g, _, _ in docs) / max(1, sum(d for d, _, _, _ in docs))
+    cut = sum(c for _, _, c, _ in docs) / max(1, sum(p for _, _, _, p in docs))
+    asked = Counter(str(i.get("pages_looked_up")) for i in infos)
+    common = ", ".join(f"{pages} x{count}" for pages, count in asked.most_common(3))
+    return [
+        f"  words per question: {shared / n:,.0f} pagination and gisting (shared), "
+        + ", ".join(f"{by_step[k] / n:,.0f} {k}" for k in ("lookup", "answer") if k in by_step),
+        f"  gists keep {100 * kept:.0f} % of the document's words; {100 * cut:.0f} % of gists "
+        "hit the token cap",
+        f"  pages asked for (of {n} questions): {common}",
+    ]
+
+
 def fmt(value: float, pct: bool = False) -> str:
     if value is None or math.isnan(value):
         return "n/a"
@@ -118,10 +151,12 @@ def part_a(args: argparse.Namespace) -> None:
     )
     print("|---|---|---|---|---|---|---|")
     words: dict[str, tuple[float, float]] = {}
+    details: list[str] = []
     for key in args.strategies:
         name, params = QUALITY_STRATEGIES[key]
         params = {**params, "answer_max_tokens": args.answer_tokens}
-        m = run(quality(data=args.quality, **params), args, args.limit)
+        log = run_log(quality(data=args.quality, **params), args, args.limit)
+        m = metrics(log)
         words[name] = (m["words_consumed/mean"], m["words_sent/mean"])
         print(
             f"| {name} | {fmt(m['correct/accuracy'], True)} | {fmt(m['unparsed/mean'], True)} | "
@@ -129,6 +164,10 @@ def part_a(args: argparse.Namespace) -> None:
             f"{fmt(words[name][0])} | {fmt(words[name][1])} |",
             flush=True,
         )
+        breakdown = reading_breakdown(log)
+        details.extend([f"{name}:", *breakdown] if breakdown else [])
+    if details:
+        print("\n".join(details))
     full = words.get("full")
     for name, (consumed, sent) in words.items():
         if name != "full" and full and full[0]:
