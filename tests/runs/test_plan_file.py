@@ -111,3 +111,18 @@ def test_unreadable_files(tmp_path: Path) -> None:
         read_plan(write(tmp_path, "models: [a\n"))
     with pytest.raises(PlanError, match="mapping of settings"):
         read_plan(write(tmp_path, "- a\n- b\n"))
+
+
+def test_the_command_reports_a_bad_plan_in_one_line(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from longform_evals.cli import main
+
+    path = write(tmp_path, GOOD.replace("[hierarchical, incremental]", "[hierarchical, zigzag]"))
+    result = CliRunner().invoke(main, ["run", str(path), "--dry-run"])
+    assert result.exit_code == 1
+    assert result.output.startswith("Error: plan ") and "unknown strategy 'zigzag'" in result.output
+    assert "Traceback" not in result.output
+    missing = write(tmp_path, GOOD.replace("samples: [the_frost_hold]", "samples: [no_such_book]"))
+    result = CliRunner().invoke(main, ["run", str(missing), "--dry-run"])
+    assert result.exit_code == 1 and "no sample no_such_book" in result.output
