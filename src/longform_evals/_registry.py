@@ -5,7 +5,7 @@ Inspect only logs a warning when this import fails, so it is kept light (heavy d
 are imported lazily inside the registered factories) and is covered by a test.
 """
 
-from longform_evals.models.providers import gguf, scripted
+from longform_evals.models.providers import gguf, replay, scripted
 from longform_evals.scorers.bertscore import bertscore
 from longform_evals.scorers.booookscore import booookscore as booookscore_scorer
 from longform_evals.scorers.faithfulness import faithfulness
@@ -75,6 +75,7 @@ __all__ = [
     "read_agent_sequential",
     "reading_stats",
     "remove_artifacts",
+    "replay",
     "rouge",
     "scripted",
     "squality",

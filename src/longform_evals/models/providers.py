@@ -1,4 +1,4 @@
-"""Inspect model providers of this package: `gguf/<name>` and `scripted/<name>`.
+"""Inspect model providers of this package: `gguf/<name>`, `scripted/<name>` and `replay/<name>`.
 
 The factories import their implementations lazily so that registering them costs nothing
 and a missing optional extra only matters when the provider is actually used.
@@ -19,3 +19,10 @@ def scripted() -> type[ModelAPI]:
     from longform_evals.models.scripted import ScriptedModelAPI
 
     return ScriptedModelAPI
+
+
+@modelapi(name="replay")
+def replay() -> type[ModelAPI]:
+    from longform_evals.models.replay import ReplayModelAPI
+
+    return ReplayModelAPI
