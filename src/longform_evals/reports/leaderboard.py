@@ -122,6 +122,7 @@ class Row:
     cache_read_tokens: float = 0.0
     judge_tokens: float = 0.0
     calls: float = 0.0
+    judge_calls: float = 0.0
     steps: dict[str, dict[str, float]] = field(default_factory=dict)
     wall_seconds: float = math.nan
 
@@ -376,6 +377,7 @@ def _row(key: tuple[str, str, str | None], ev: Mapping[str, Any], frame: Any) ->
     ]
     n = max(1, len(facts))
     started, completed = ev.get("started_at"), ev.get("completed_at")
+    costs = _costs([f for _, f in facts], n)
     row = Row(
         model=model,
         variant=variant,
@@ -391,11 +393,12 @@ def _row(key: tuple[str, str, str | None], ev: Mapping[str, Any], frame: Any) ->
         errors=len(errors),
         budget_refused=refused,
         parse_failure_rate=sum(parse) / len(parse) if parse else 0.0,
-        input_tokens=sum(f["usage"]["input"] for _, f in facts if "usage" in f) / n,
-        output_tokens=sum(f["usage"]["output"] for _, f in facts if "usage" in f) / n,
-        cache_read_tokens=sum(f["usage"]["cache_read"] for _, f in facts if "usage" in f) / n,
-        judge_tokens=sum(f.get("grader_tokens", 0) for _, f in facts) / n,
-        calls=sum(f.get("calls", 0) for _, f in facts) / n,
+        input_tokens=costs["input_tokens"],
+        output_tokens=costs["output_tokens"],
+        cache_read_tokens=costs["cache_read_tokens"],
+        judge_tokens=costs["judge_tokens"],
+        calls=costs["calls"],
+        judge_calls=costs["judge_calls"],
         steps=_steps([f.get("steps") or {} for _, f in facts], n),
         wall_seconds=_seconds(started, completed),
     )
@@ -409,6 +412,44 @@ def _row(key: tuple[str, str, str | None], ev: Mapping[str, Any], frame: Any) ->
         if readable:
             row.metrics[metric.label] = bootstrap_interval(list(readable.values()))
     return row
+
+
+def _costs(facts: Sequence[Mapping[str, Any]], n: int) -> dict[str, float]:
+    """Tokens and calls per sample of the strategy and of the judge.
+
+    From the per-step tally where a sample has one: it counts every call the strategy made,
+    including calls answered from Inspect's cache (a resumed run reads its earlier calls back,
+    and their cost was paid once all the same). Older logs fall back to Inspect's usage,
+    which leaves cached calls out, with the grader role's usage as the judge's.
+    """
+    totals = dict.fromkeys(("input", "output", "cache_read", "judge", "calls", "judge_calls"), 0.0)
+    for f in facts:
+        steps = f.get("steps") or {}
+        if steps:
+            for kind, c in steps.items():
+                tokens = float(c.get("input_tokens", 0)) + float(c.get("output_tokens", 0))
+                if kind == "judge":
+                    totals["judge"] += tokens
+                    totals["judge_calls"] += float(c.get("calls", 0))
+                    continue
+                totals["input"] += float(c.get("input_tokens", 0))
+                totals["output"] += float(c.get("output_tokens", 0))
+                totals["cache_read"] += float(c.get("input_tokens_cache_read", 0))
+                totals["calls"] += float(c.get("calls", 0))
+        elif "usage" in f:
+            totals["input"] += f["usage"]["input"]
+            totals["output"] += f["usage"]["output"]
+            totals["cache_read"] += f["usage"]["cache_read"]
+            totals["judge"] += f.get("grader_tokens", 0)
+            totals["calls"] += f.get("calls", 0)
+    return {
+        "input_tokens": totals["input"] / n,
+        "output_tokens": totals["output"] / n,
+        "cache_read_tokens": totals["cache_read"] / n,
+        "judge_tokens": totals["judge"] / n,
+        "calls": totals["calls"] / n,
+        "judge_calls": totals["judge_calls"] / n,
+    }
 
 
 def _finite(x: Any) -> bool:

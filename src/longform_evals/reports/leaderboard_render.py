@@ -63,6 +63,7 @@ COST_HEADERS = [
     "cache read/sample",
     "judge tok/sample",
     "calls/sample",
+    "judge calls/sample",
     "wall s",
 ]
 
@@ -74,6 +75,7 @@ def _cost_cells(row: Row) -> list[str]:
         _num(row.cache_read_tokens, 0),
         _num(row.judge_tokens, 0),
         _num(row.calls, 1),
+        _num(row.judge_calls, 1),
         _num(row.wall_seconds, 0),
     ]
 
@@ -169,6 +171,7 @@ def _row_record(row: Row, metrics: list[Metric]) -> dict[str, Any]:
             "judge": row.judge_tokens,
         },
         "calls_per_sample": row.calls,
+        "judge_calls_per_sample": row.judge_calls,
         "steps_per_sample": row.steps,
         "wall_seconds": row.wall_seconds,
         "log": row.log,
@@ -206,7 +209,7 @@ def to_csv(board: Leaderboard) -> str:
             "variant", "model", "metric", "value", "ci_low", "ci_high", "n", "missing", "rank",
             "judge", "judge_mode", "parse_failure_rate", "partial", "input_tokens_per_sample",
             "output_tokens_per_sample", "cache_read_tokens_per_sample", "judge_tokens_per_sample",
-            "calls_per_sample", "wall_seconds", "log",
+            "calls_per_sample", "judge_calls_per_sample", "wall_seconds", "log",
         ]
     )  # fmt: skip
     for row in board.rows:
@@ -220,7 +223,8 @@ def to_csv(board: Leaderboard) -> str:
                     interval.high, interval.n, row.missing.get(metric.label, 0),
                     row.ranks.get(metric.label, ""), row.judge or "", row.judge_mode or "",
                     row.parse_failure_rate, row.partial, row.input_tokens, row.output_tokens,
-                    row.cache_read_tokens, row.judge_tokens, row.calls, row.wall_seconds, row.log,
+                    row.cache_read_tokens, row.judge_tokens, row.calls, row.judge_calls,
+                    row.wall_seconds, row.log,
                 ]
             )  # fmt: skip
     return buffer.getvalue()
@@ -360,6 +364,7 @@ def to_html(board: Leaderboard, log_dir: str | Path) -> str:
                 row.cache_read_tokens,
                 row.judge_tokens,
                 row.calls,
+                row.judge_calls,
                 row.wall_seconds,
             ]
             cells += [
