@@ -9,6 +9,7 @@ from inspect_ai import eval
 from longform_evals.models.step_usage import step_usage
 from longform_evals.runs.estimate import (
     booookscore_judge_cost,
+    probes_asked,
     reading_cost,
     sample_cost,
     summary_cost,
@@ -38,7 +39,10 @@ def test_reading_work_on_a_document_is_shared_between_its_questions() -> None:
 def test_judge_calls_by_mode() -> None:
     assert booookscore_judge_cost("batched", 270, 5).judge_calls == 2
     assert booookscore_judge_cost("sentence", 270, 0).judge_calls == 10
-    assert booookscore_judge_cost("probe", 270, 0).judge_calls > 10
+    assert booookscore_judge_cost("probe", 270, 0).judge_calls == 10 * 8
+    assert booookscore_judge_cost("probe", 270, 0, probes=4).judge_calls == 10 * 4
+    assert probes_asked("gguf/qwen2.5-coder-1.5b") == 4  # its calibration switches on four
+    assert probes_asked("openai/gpt-4o") == 8 and probes_asked(None) == 8
 
 
 def test_hierarchical_estimate_matches_a_run(tmp_path: Path) -> None:

@@ -237,7 +237,7 @@ def _svg_plot(rows: list[Row], metric: Metric) -> str:
         for r in rows
         if metric.label in r.metrics and r.tokens > 0
     ]
-    width, height, pad = 520, 300, 56
+    width, height, pad = 640, 300, 56
     if not points:
         return f'<p class="noplot">No {html.escape(metric.label)} with token counts to plot.</p>'
     xs = [math.log10(p[0]) for p in points]
@@ -248,7 +248,8 @@ def _svg_plot(rows: list[Row], metric: Metric) -> str:
     y0, y1 = (y0 - 1, y1 + 1) if y1 - y0 < 1e-9 else (y0 - 0.05 * (y1 - y0), y1 + 0.05 * (y1 - y0))
 
     def px(x: float) -> float:
-        return pad + (x - x0) / (x1 - x0) * (width - 2 * pad)
+        # Leave room on the right for the last point's label.
+        return pad + (x - x0) / (x1 - x0) * (width - 2 * pad - 120)
 
     def py(y: float) -> float:
         return height - pad - (y - y0) / (y1 - y0) * (height - 2 * pad)
@@ -264,8 +265,7 @@ def _svg_plot(rows: list[Row], metric: Metric) -> str:
         f'<text x="16" y="{height / 2}" transform="rotate(-90 16 {height / 2})" '
         f'text-anchor="middle">{html.escape(metric.label)}</text>',
         f'<text x="{pad}" y="{height - pad + 16}" text-anchor="middle">{10**x0:,.0f}</text>',
-        f'<text x="{width - pad}" y="{height - pad + 16}" text-anchor="middle">'
-        f"{10**x1:,.0f}</text>",
+        f'<text x="{px(x1):.1f}" y="{height - pad + 16}" text-anchor="middle">{10**x1:,.0f}</text>',
         f'<text x="{pad - 4}" y="{py(y0)}" text-anchor="end">{y0:.1f}</text>',
         f'<text x="{pad - 4}" y="{py(y1)}" text-anchor="end">{y1:.1f}</text>',
     ]

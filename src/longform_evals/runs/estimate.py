@@ -18,6 +18,7 @@ from typing import Any
 from inspect_ai.dataset import Sample
 
 from longform_evals.data.multidoc import sample_documents
+from longform_evals.judges.calibration_files import read_calibration
 from longform_evals.judges.coherence_probe import PROBES
 from longform_evals.text.tokens import count_tokens
 
@@ -89,13 +90,26 @@ def summary_cost(strategy: str, doc: int, args: Mapping[str, Any]) -> Cost:
     return cost
 
 
-def booookscore_judge_cost(mode: str, summary_tokens: float, batch: int) -> Cost:
+def probes_asked(judge: str | None) -> int:
+    """Probes the probe-mode judge asks per sentence: those its calibration switches on (all
+    of them for a judge without a calibration file)."""
+    found = read_calibration("coherence_probe", judge) if judge else None
+    if found is None:
+        return PROBES_PER_SENTENCE
+    probes = found[0].get("probes", {})
+    return max(1, sum(1 for p in probes.values() if p.get("enabled", True)))
+
+
+def booookscore_judge_cost(
+    mode: str, summary_tokens: float, batch: int, probes: int = PROBES_PER_SENTENCE
+) -> Cost:
+    """Judge calls on one summary of ``summary_tokens`` tokens."""
     sentences = max(1.0, summary_tokens / TOKENS_PER_SENTENCE)
     per_call = JUDGE_DEMOS_TOKENS + summary_tokens
     if mode == "batched":
         calls: float = math.ceil(sentences / max(1, batch))
     elif mode in ("probe", "auto"):
-        calls = sentences * PROBES_PER_SENTENCE
+        calls = sentences * probes
     else:
         calls = sentences
     return Cost(judge_calls=calls, judge_input_tokens=calls * per_call)
@@ -121,8 +135,10 @@ def reading_cost(strategy: str, doc: int, questions_on_doc: int, args: Mapping[s
     return shared.scaled(1 / max(1, questions_on_doc)) + own
 
 
-def sample_cost(task: str, args: Mapping[str, Any], sample: Sample, per_doc: int) -> Cost:
-    """Estimated cost of one sample of ``task`` with ``args``."""
+def sample_cost(
+    task: str, args: Mapping[str, Any], sample: Sample, per_doc: int, judge: str | None = None
+) -> Cost:
+    """Estimated cost of one sample of ``task`` with ``args``, judged by ``judge``."""
     metadata = sample.metadata or {}
     docs = sample_documents(metadata, sample.id, default=str(sample.input))
     doc = sum(count_tokens(d) for d in docs)
@@ -144,19 +160,23 @@ def sample_cost(task: str, args: Mapping[str, Any], sample: Sample, per_doc: int
         return cost + Cost(judge_calls=sentences * len(docs), judge_input_tokens=sentences * doc)
     cost = summary_cost(strategy, doc, args)
     if task == "booookscore":
-        summary = float(args.get("max_summary_tokens", 900))
+        # Summaries come out at about half their cap.
+        summary = float(args.get("max_summary_tokens", 900)) / 2
         mode = str(args.get("judge_mode", "auto"))
-        cost += booookscore_judge_cost(mode, summary, int(args.get("judge_batch", 0)))
+        batch = int(args.get("judge_batch", 0))
+        cost += booookscore_judge_cost(mode, summary, batch, probes_asked(judge))
     elif args.get("coherence"):
         cost += booookscore_judge_cost("sentence", float(args.get("target_words", 900)), 0)
     return cost
 
 
-def variant_cost(task: str, args: Mapping[str, Any], samples: Sequence[Sample]) -> Cost:
-    """Estimated total cost of ``samples`` of one task variant (for one model, one epoch)."""
+def variant_cost(
+    task: str, args: Mapping[str, Any], samples: Sequence[Sample], judge: str | None = None
+) -> Cost:
+    """Estimated total cost of ``samples`` of one task variant (one model, one epoch)."""
     per_doc = Counter(str((s.metadata or {}).get("doc_id", s.id)) for s in samples)
     total = Cost()
     for s in samples:
         key = str((s.metadata or {}).get("doc_id", s.id))
-        total += sample_cost(task, args, s, per_doc[key])
+        total += sample_cost(task, args, s, per_doc[key], judge)
     return total

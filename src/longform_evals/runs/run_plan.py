@@ -109,9 +109,11 @@ def estimate_lines(plan: Plan, built: list[BuiltVariant]) -> list[str]:
     ]
     total = Cost()
     for b in built:
-        cost = variant_cost(b.variant.task, variant_args(plan, b.variant), list(b.task.dataset))
-        cost = cost.scaled(plan.epochs)
+        args = variant_args(plan, b.variant)
         for m in plan.models:
+            judge = plan.judge.model or m.name
+            cost = variant_cost(b.variant.task, args, list(b.task.dataset), judge)
+            cost = cost.scaled(plan.epochs)
             total += cost
             lines.append(
                 f"| {m.name} | {b.variant.label} | {b.samples * plan.epochs} | "
