@@ -315,3 +315,25 @@ def test_a_task_scores_the_same_from_a_replayed_judge(tmp_path: Path) -> None:
     assert "coherence_probe_qwen2.5-coder-1.5b" in meta["calibration"]
     flagged = [(s["index"], s["types"]) for s in meta["sentences"] if s["confused"]]
     assert flagged == [(2, ["discontinuity"])]
+
+
+def test_a_replay_stands_for_its_recorded_model(tmp_path: Path) -> None:
+    """`judge_mode=auto` picks the method by the judge's provider; a replay of a GGUF judge
+    must get the probe mode that judge gets, whatever the replay is called."""
+    from longform_evals.models.replay import stands_for
+    from longform_evals.scorers.booookscore import resolve_mode
+
+    path = tmp_path / "judge.jsonl"
+    recorder = _recorder(path, "recorded")
+    assert stands_for(recorder) == "scripted/recorded"  # no header yet: the recording model
+    asyncio.run(recorder.generate(_messages("Is it raining?")))
+    replayer = _replayer(path)
+    assert stands_for(replayer) == "scripted/recorded"  # from the file's header
+    assert resolve_mode("auto", replayer) == "sentence"
+    header = json.loads(path.read_text(encoding="utf-8").splitlines()[0])
+    header["recording"]["model"] = "gguf/qwen2.5-coder-1.5b"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    path.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n", encoding="utf-8")
+    assert resolve_mode("auto", _replayer(path)) == "probe"
+    assert resolve_mode("sentence", _replayer(path)) == "sentence"
+    assert stands_for(get_model("scripted/plain")) == "scripted/plain"

@@ -475,3 +475,17 @@ class ReplayModelAPI(ModelAPI):
             f" To record it, add the model arg record={recorded}: misses are then asked of "
             f"that model and appended to {self.path}."
         )
+
+
+def stands_for(model: Model) -> str:
+    """The model whose answers ``model`` gives: the recorded model of a replay (from its
+    header, else the model recording it), otherwise ``model`` itself. Scorers that choose a
+    method by the judge's provider ask this, so a replayed judge is judged the same way as
+    the model it replays."""
+    api = model.api
+    if isinstance(api, ReplayModelAPI):
+        if api.recording.model:
+            return api.recording.model
+        if api.recorder is not None:
+            return str(api.recorder)
+    return str(model)

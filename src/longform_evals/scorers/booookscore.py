@@ -32,6 +32,7 @@ from longform_evals.judges.coherence import (
 )
 from longform_evals.judges.coherence_probe import ProbeSettings, probe_summary, thresholds_for
 from longform_evals.judges.coherence_types import ERROR_TYPES
+from longform_evals.models.replay import stands_for
 from longform_evals.scorers.limited import unless_limited
 from longform_evals.scorers.unscorable import TextCheck, check_text, unscorable_metrics
 
@@ -70,10 +71,11 @@ def booookscore_values(verdicts: list[SentenceVerdict], judge_calls: int) -> dic
 
 
 def resolve_mode(mode: ScorerMode, model: Model) -> Literal["sentence", "batched", "probe"]:
-    """`auto`: log-probability probes for embedded local judges, the paper's method otherwise."""
+    """`auto`: log-probability probes for embedded local judges (or a replay of one), the
+    paper's method otherwise."""
     if mode != "auto":
         return mode
-    return "probe" if str(model).startswith("gguf/") else "sentence"
+    return "probe" if stands_for(model).startswith("gguf/") else "sentence"
 
 
 def _unjudged_score(summary: str, check: TextCheck, mode: str, judge: str) -> Score:
