@@ -106,5 +106,8 @@ def test_table_sort_and_plot_after_scripts_ran(page, tmp_path: Path) -> None:  #
     )
     assert any(t.startswith("gguf/large: 90.5") for t in titles)
     # Model cells link to their logs in `inspect view`.
-    href = tab.get_attribute("table.board tbody tr a", "href")
-    assert href and href.startswith("http://127.0.0.1:7575/#/logs/") and href.endswith(".eval")
+    hrefs = tab.eval_on_selector_all(
+        "table.board tbody tr:first-child a", "links => links.map(a => a.href)"
+    )
+    assert len(hrefs) == 2 and len(set(hrefs)) == 1  # the model cell and the score cell
+    assert hrefs[0].startswith("http://127.0.0.1:7575/#/logs/") and hrefs[0].endswith(".eval")

@@ -2,8 +2,8 @@
 
 The HTML page is one file with no outside resources: a sortable table per task variant (click
 a header), each task's score-versus-tokens plot as inline SVG (the cost-quality frontier:
-cheaper and better is up and to the left), and each model cell linking to its log in
-``inspect view``.
+cheaper and better is up and to the left), and each row's model and score cells linking to its
+log in ``inspect view``.
 """
 
 from __future__ import annotations
@@ -352,11 +352,15 @@ def to_html(board: Leaderboard, log_dir: str | Path) -> str:
         for row in rows:
             first = metrics[0].label if metrics else None
             rank = row.ranks.get(first) if first else None
-            link = f'<a href="{VIEW_URL}{html.escape(Path(row.log).name)}" title="{html.escape(row.log)}">{html.escape(row.model)}</a>'  # noqa: E501
-            cells = [_td(str(rank or "-"), rank), _td(link, row.model, "text")]
+            href = f"{VIEW_URL}{html.escape(Path(row.log).name)}"
+
+            def link(text: str, href: str = href, log: str = row.log) -> str:
+                return f'<a href="{href}" title="{html.escape(log)}">{html.escape(text)}</a>'
+
+            cells = [_td(str(rank or "-"), rank), _td(link(row.model), row.model, "text")]
             for m in metrics:
                 interval = row.metrics.get(m.label)
-                cells.append(_td(html.escape(_cell(row, m)), interval.value if interval else None))
+                cells.append(_td(link(_cell(row, m)), interval.value if interval else None))
             n = max((i.n for i in row.metrics.values()), default=0)
             costs = [
                 row.input_tokens,
