@@ -214,10 +214,12 @@ async def part_a(model_name: str, n_summaries: int, modes: list[str]) -> None:
             for name, judge in judges.items():
                 r = rows[name] = await run_layout(model, summaries, judge)
                 flagged = sum(bool(c) for c in r.confused)
+                unread = sum(c is None for c in r.confused)
                 print(
                     f"    {name:15s} {r.seconds:7.1f} s  {r.fresh:7,d} prompt tokens processed "
                     f"({r.first_fresh:,d} for the first summary), {r.cached:7,d} read from cache, "
-                    f"{r.calls} calls, {flagged} of {len(r.confused)} sentences flagged",
+                    f"{r.calls} calls, {flagged} of {len(r.confused)} sentences flagged, "
+                    f"{unread} unreadable (parse failures)",
                     flush=True,
                 )
         base = rows[packaged]

@@ -72,4 +72,5 @@ def test_part_a_runs_every_layout_over_the_same_summaries(
         assert f"    {name} " in out
     assert "sentence first / quoted: prompt tokens processed" in out
     assert "question first / per_probe" in out
+    assert out.count("0 unreadable (parse failures)") == 5  # the scripted judge always answers
     assert sent and sent == sorted(sent)
