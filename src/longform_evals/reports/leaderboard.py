@@ -331,7 +331,8 @@ def build_leaderboard(log_dir: str | Path) -> Leaderboard:
             if k.startswith("task_arg_") and _present(ev[k])
         }
         roles = _loads(ev.get("model_roles")) or {}
-        judge = (roles.get("grader") or {}).get("model")
+        # A grader bound to an unjudged task (a plan binds it to every cell) judges nothing.
+        judge = (roles.get("grader") or {}).get("model") if task in GRADED else None
         key = (str(ev["model"]), _variant_label(task, metadata, args), judge)
         earlier = chosen.get(key)
         if earlier is not None:
