@@ -20,13 +20,11 @@ from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
 from inspect_ai.model import Model, get_model
 from inspect_ai.solver import chain
 
+from longform_evals.reports.leaderboard import PLAN_METADATA
 from longform_evals.runs.budget import LEDGER, budget_gate, usage_cost
 from longform_evals.runs.catalogue import TASKS
 from longform_evals.runs.estimate import Cost, variant_cost
 from longform_evals.runs.plan_file import Plan, Variant
-
-PLAN_METADATA = "longform_plan"
-"""Key of the task metadata naming the plan, variant and judge of a cell."""
 
 
 @dataclass(frozen=True)
