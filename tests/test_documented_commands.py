@@ -165,6 +165,17 @@ def _leaderboard_written(outcome: Outcome) -> None:
     assert len(rows) == 9, outcome.explain()  # three models x three variants
 
 
+def _checks_passed(outcome: Outcome) -> None:
+    assert re.search(r"(\d+) of \1 checks passed", outcome.output), outcome.explain()
+
+
+def _junit_written(outcome: Outcome) -> None:
+    import xml.etree.ElementTree as ET
+
+    suites = ET.parse(outcome.cwd / "checks.xml").getroot()
+    assert {s.get("name") for s in suites.iter("testsuite")} == {"rouge", "choice_accuracy"}
+
+
 PLACEHOLDER_FILES: dict[str, Callable[[Path], None]] = {
     "plans/local-trio.yaml": _offline_plan,
     "docs.jsonl": _multidoc,
@@ -309,6 +320,11 @@ PLAN: dict[str, Run | NotRun] = {
         group="leaderboard", note="the plan's GGUF models become scripted ones (_offline_plan)"
     ),
     "longform leaderboard logs/local-trio": Run(group="leaderboard", check=_leaderboard_written),
+    # docs/ci.md
+    "longform check": Run(check=_checks_passed),
+    "longform check --only rouge --only choice_accuracy --junit checks.xml": Run(
+        check=_junit_written
+    ),
     # README.md, Reading the logs
     "inspect view --log-dir logs": NotRun("starts a web server that runs until stopped"),
     "inspect view --log-dir logs/local-trio": NotRun("starts a web server that runs until stopped"),

@@ -55,6 +55,7 @@ LAYERS: dict[str, int] = {
     "tasks": 4,
     "reports": 4,
     "runs": 5,
+    "checks": 5,
     "_registry": 5,
     "cli": 6,
     ENTRY: 7,

@@ -191,6 +191,26 @@ def leaderboard_command(log_dir: str, out: str | None) -> None:
         click.echo(f"wrote {path}")
 
 
+@main.command("check")
+@click.option("--only", "only", multiple=True, help="A metric to check (repeatable).")
+@click.option("--junit", default=None, help="Also write the results as JUnit XML here.")
+def check_command(only: tuple[str, ...], junit: str | None) -> None:
+    """Check that the metrics behave: each perturbation of real inputs moves (or leaves) the
+    metric as it must. Exits 1 when a check fails."""
+    from longform_evals.checks.runner import format_table, junit_xml, run_checks
+
+    try:
+        results = run_checks(only=list(only) or None)
+    except ValueError as e:
+        raise click.ClickException(str(e)) from e
+    click.echo(format_table(results))
+    if junit:
+        Path(junit).write_text(junit_xml(results), encoding="utf-8")
+        click.echo(f"wrote {junit}")
+    if not all(r.passed for r in results):
+        sys.exit(1)
+
+
 @main.group()
 def models() -> None:
     """The embedded GGUF models."""

@@ -1,0 +1,93 @@
+"""Run the behaviour checks and render their results as a markdown table or JUnit XML."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from collections.abc import Iterable, Sequence
+
+from longform_evals.checks.spec import Check, Result
+
+
+def shipped_checks() -> list[Check]:
+    """Every check the package ships, metric by metric."""
+    # Imported here: the check modules pull in the scorers, rouge_score and the fixtures.
+    from longform_evals.checks.scorer_checks import SCORER_CHECKS
+    from longform_evals.checks.support_checks import SUPPORT_CHECKS
+
+    return [*SCORER_CHECKS, *SUPPORT_CHECKS]
+
+
+def metrics(checks: Iterable[Check]) -> list[str]:
+    """The metric names of `checks`, in first-seen order."""
+    return list(dict.fromkeys(check.metric for check in checks))
+
+
+def run_checks(
+    only: Sequence[str] | None = None, checks: Sequence[Check] | None = None
+) -> list[Result]:
+    """Run `checks` (the shipped ones by default), or only those of the metrics in `only`.
+
+    Raises:
+        ValueError: If `only` names a metric no check covers (a typo would otherwise pass
+            by running nothing).
+    """
+    chosen = list(shipped_checks() if checks is None else checks)
+    if only is not None:
+        known = metrics(chosen)
+        unknown = [name for name in only if name not in known]
+        if unknown:
+            raise ValueError(f"no checks for metric(s) {unknown}; known: {', '.join(known)}")
+        chosen = [check for check in chosen if check.metric in only]
+    return [check.run() for check in chosen]
+
+
+def _cell(text: str) -> str:
+    """Text safe inside a markdown table cell."""
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+def format_table(results: Sequence[Result]) -> str:
+    """A markdown table: check, kind, expected, observed, pass/fail (with the failure's detail),
+    and a closing line counting failures."""
+    lines = [
+        "| check | kind | expected | observed | result |",
+        "|---|---|---|---|---|",
+    ]
+    for result in results:
+        verdict = "pass" if result.passed else "FAIL"
+        if not result.passed and result.detail:
+            verdict += f": {result.detail}"
+        cells = (result.check.id, result.check.kind, result.check.expected, result.observed)
+        lines.append("| " + " | ".join(map(_cell, (*cells, verdict))) + " |")
+    failed = sum(not r.passed for r in results)
+    lines.append("")
+    lines.append(f"{len(results) - failed} of {len(results)} checks passed, {failed} failed.")
+    return "\n".join(lines) + "\n"
+
+
+def junit_xml(results: Sequence[Result]) -> str:
+    """JUnit XML: one testsuite per metric, one testcase per check; a failed check has a
+    `<failure>` (an `<error>` when its computation raised) with the observed value."""
+    root = ET.Element("testsuites", name="longform check")
+    root.set("tests", str(len(results)))
+    root.set("failures", str(sum(not r.passed and r.error is None for r in results)))
+    root.set("errors", str(sum(r.error is not None for r in results)))
+    for metric in metrics(r.check for r in results):
+        mine = [r for r in results if r.check.metric == metric]
+        suite = ET.SubElement(root, "testsuite", name=metric, tests=str(len(mine)))
+        suite.set("failures", str(sum(not r.passed and r.error is None for r in mine)))
+        suite.set("errors", str(sum(r.error is not None for r in mine)))
+        for result in mine:
+            case = ET.SubElement(
+                suite, "testcase", name=result.check.name, classname=f"checks.{metric}"
+            )
+            ET.SubElement(case, "system-out").text = (
+                f"{result.check.kind}: expected {result.check.expected}; observed {result.observed}"
+            )
+            if result.error is not None:
+                ET.SubElement(case, "error", message=result.error).text = result.error
+            elif not result.passed:
+                message = f"expected {result.check.expected}; observed {result.observed}"
+                ET.SubElement(case, "failure", message=message).text = result.detail
+    ET.indent(root)
+    return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"

@@ -1,0 +1,112 @@
+"""A behaviour check of a metric, and its result.
+
+A check perturbs real inputs and states the effect the metric should show: a `direction` (the
+perturbation moves the value one way), an `invariance` (it leaves the value unchanged), a
+`discrimination` (clean and planted inputs are told apart) or `bounds` (values stay in range).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Literal, get_args
+
+Kind = Literal["direction", "invariance", "discrimination", "bounds"]
+KINDS: tuple[Kind, ...] = get_args(Kind)
+
+DEFAULT_TOLERANCE = 1e-9
+"""Absolute tolerance of an invariance: values this close count as unchanged."""
+
+
+@dataclass(frozen=True)
+class Observation:
+    """What a check's computation saw: the value(s) as text and whether they meet the claim."""
+
+    observed: str
+    passed: bool
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class Check:
+    """One declared behaviour of one metric.
+
+    Attributes:
+        metric: The metric's name (a scorer's or an analysis function's).
+        name: Short, unique within the metric.
+        kind: direction, invariance, discrimination or bounds.
+        expected: The claim, as shown in the report.
+        observe: Computes the observed value(s) through the package's real metric code and
+            judges them against the claim, tolerance included.
+    """
+
+    metric: str
+    name: str
+    kind: Kind
+    expected: str
+    observe: Callable[[], Observation]
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"check {self.name!r}: unknown kind {self.kind!r}; one of {KINDS}")
+
+    @property
+    def id(self) -> str:
+        return f"{self.metric}/{self.name}"
+
+    def run(self) -> Result:
+        """Run the check; an exception becomes a failed result naming it, so one broken metric
+        never stops the other checks."""
+        try:
+            seen = self.observe()
+        except Exception as exc:  # any failure of the metric is a finding, not a crash
+            error = f"{type(exc).__name__}: {exc}"
+            return Result(self, observed="error", passed=False, detail=error, error=error)
+        return Result(self, observed=seen.observed, passed=seen.passed, detail=seen.detail)
+
+
+@dataclass(frozen=True)
+class Result:
+    """The outcome of one check; `error` is set when the computation raised."""
+
+    check: Check
+    observed: str
+    passed: bool
+    detail: str = ""
+    error: str | None = None
+
+
+# --------------------------------------------------------------------------------------------
+# Helpers the check modules share to judge values and show them.
+
+
+def show(values: Mapping[str, float]) -> str:
+    """`{"rouge1": 0.5}` -> `rouge1=0.500`."""
+    return ", ".join(f"{k}={v:.4g}" for k, v in values.items())
+
+
+def unchanged(
+    before: Mapping[str, float], after: Mapping[str, float], tolerance: float = DEFAULT_TOLERANCE
+) -> Observation:
+    """An invariance: every key of `before` within `tolerance` of `after` (NaN equals NaN)."""
+    moved = {
+        k: (v, after[k])
+        for k, v in before.items()
+        if not (math.isnan(v) and math.isnan(after[k])) and not abs(v - after[k]) <= tolerance
+    }
+    detail = "; ".join(f"{k}: {a:.6g} -> {b:.6g}" for k, (a, b) in moved.items())
+    return Observation(f"max change {_max_change(before, after):.3g}", not moved, detail)
+
+
+def _max_change(before: Mapping[str, float], after: Mapping[str, float]) -> float:
+    changes = [abs(v - after[k]) for k, v in before.items() if not math.isnan(v - after[k])]
+    return max(changes, default=0.0)
+
+
+def within(values: Mapping[str, float], low: float, high: float) -> Observation:
+    """Bounds: every value in [low, high] (NaN fails: a bound check wants a number)."""
+    out = {k: v for k, v in values.items() if not low <= v <= high}
+    spread = f"range [{min(values.values()):.4g}, {max(values.values()):.4g}]" if values else ""
+    detail = "; ".join(f"{k}={v:.6g}" for k, v in out.items())
+    return Observation(f"{len(values)} values, {spread}", not out, detail)
