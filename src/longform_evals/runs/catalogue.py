@@ -1,7 +1,8 @@
 """The package's tasks as a plan names them, with what a plan is checked against.
 
 One line per task: its ``@task`` function, the strategy table its ``strategy`` argument picks
-from, and whether it has an LLM judge (the ``grader`` role) and a ``judge_mode`` argument.
+from, and whether it takes ``judge_mode`` (which tasks have an LLM judge is the leaderboard's
+``GRADED``).
 """
 
 from __future__ import annotations
@@ -32,8 +33,6 @@ class TaskEntry:
     factory: Callable[..., Task]
     strategies: tuple[str, ...] | None
     """The names its ``strategy`` argument accepts (None: it has no such argument)."""
-    judged: bool
-    """Whether an LLM judge (the ``grader`` role) scores it."""
     judge_mode: bool = False
     """Whether it takes ``judge_mode`` (the plan's ``judge.mode`` is passed there)."""
 
@@ -43,15 +42,15 @@ class TaskEntry:
 
 
 TASKS: dict[str, TaskEntry] = {
-    "booookscore": TaskEntry(booookscore, SUMMARY_STRATEGIES, judged=True, judge_mode=True),
-    "booksum": TaskEntry(booksum, SUMMARY_STRATEGIES, judged=True),
-    "squality": TaskEntry(squality, SUMMARY_STRATEGIES, judged=True),
-    "quality": TaskEntry(quality, READING_STRATEGIES, judged=False),
-    "narrativeqa": TaskEntry(narrativeqa, READING_STRATEGIES, judged=True),
-    "qmsum": TaskEntry(qmsum, READING_STRATEGIES, judged=True),
-    "positional_bias": TaskEntry(positional_bias, MULTIDOC_STRATEGIES, judged=True),
+    "booookscore": TaskEntry(booookscore, SUMMARY_STRATEGIES, judge_mode=True),
+    "booksum": TaskEntry(booksum, SUMMARY_STRATEGIES),
+    "squality": TaskEntry(squality, SUMMARY_STRATEGIES),
+    "quality": TaskEntry(quality, READING_STRATEGIES),
+    "narrativeqa": TaskEntry(narrativeqa, READING_STRATEGIES),
+    "qmsum": TaskEntry(qmsum, READING_STRATEGIES),
+    "positional_bias": TaskEntry(positional_bias, MULTIDOC_STRATEGIES),
     # The evaluated model is the judge under study, so there is no separate grader.
-    "longformfact": TaskEntry(longformfact, None, judged=False),
+    "longformfact": TaskEntry(longformfact, None),
 }
 
 

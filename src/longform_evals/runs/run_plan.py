@@ -20,7 +20,7 @@ from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
 from inspect_ai.model import Model, get_model
 from inspect_ai.solver import chain
 
-from longform_evals.reports.leaderboard import PLAN_METADATA
+from longform_evals.reports.leaderboard import GRADED, PLAN_METADATA
 from longform_evals.runs.budget import LEDGER, budget_gate, usage_cost
 from longform_evals.runs.catalogue import TASKS
 from longform_evals.runs.estimate import Cost, variant_cost
@@ -77,7 +77,7 @@ def build_variant(plan: Plan, variant: Variant) -> BuiltVariant:
             "variant": variant.label,
             "task": variant.task,
             "args": {k: str(v) for k, v in args.items()},
-            "judge": judge if TASKS[variant.task].judged else None,
+            "judge": judge if variant.task in GRADED else None,
             "judge_mode": plan.judge.mode,
         },
     }
@@ -108,10 +108,13 @@ def estimate_lines(plan: Plan, built: list[BuiltVariant]) -> list[str]:
     total = Cost()
     for b in built:
         args = variant_args(plan, b.variant)
+        by_judge: dict[str, Cost] = {}  # documents are counted once per judge, not per model
         for m in plan.models:
             judge = plan.judge.model or m.name
-            cost = variant_cost(b.variant.task, args, list(b.task.dataset), judge)
-            cost = cost.scaled(plan.epochs)
+            if judge not in by_judge:
+                cost = variant_cost(b.variant.task, args, list(b.task.dataset), judge)
+                by_judge[judge] = cost.scaled(plan.epochs)
+            cost = by_judge[judge]
             total += cost
             lines.append(
                 f"| {m.name} | {b.variant.label} | {b.samples * plan.epochs} | "
