@@ -169,11 +169,20 @@ def _checks_passed(outcome: Outcome) -> None:
     assert re.search(r"(\d+) of \1 checks passed", outcome.output), outcome.explain()
 
 
+def _mutation_caught(outcome: Outcome) -> None:
+    assert "1 of 1 mutations caught" in outcome.output, outcome.explain()
+
+
 def _junit_written(outcome: Outcome) -> None:
     import xml.etree.ElementTree as ET
 
     suites = ET.parse(outcome.cwd / "checks.xml").getroot()
     assert {s.get("name") for s in suites.iter("testsuite")} == {"rouge", "choice_accuracy"}
+
+
+def _snapshots(dest: Path) -> None:
+    """The stored metric snapshots, copied: an `--update` writes into the copy."""
+    shutil.copytree(REPO / "tests" / "snapshots", dest)
 
 
 PLACEHOLDER_FILES: dict[str, Callable[[Path], None]] = {
@@ -187,6 +196,8 @@ PLACEHOLDER_FILES: dict[str, Callable[[Path], None]] = {
     "qmsum/val": _qmsum_folder,
     "qmsum/data/ALL/val": _qmsum_folder,
     "path/to/longformfact": _longformfact_folder,
+    "tests/snapshots": _snapshots,
+    "replays/qwen2.5-coder-1.5b.jsonl": _copy(DATA / "replays" / "qwen2.5-coder-1.5b.jsonl"),
 }
 
 # --------------------------------------------------------------------------------------------
@@ -324,6 +335,41 @@ PLAN: dict[str, Run | NotRun] = {
     "longform check": Run(check=_checks_passed),
     "longform check --only rouge --only choice_accuracy --junit checks.xml": Run(
         check=_junit_written
+    ),
+    "longform check --live gguf/qwen2.5-coder-1.5b --only booookscore": Run(
+        swaps=(
+            (
+                "--live gguf/qwen2.5-coder-1.5b",
+                "--record gguf/qwen2.5-coder-1.5b --recording replays/qwen2.5-coder-1.5b.jsonl",
+            ),
+        ),
+        note="the live judge records into a copy of the packaged recording, which holds every "
+        "call: the --live/--record path runs and asks the 1.5B model nothing (a live run takes "
+        "about ten minutes on 2 cores); tests/checks/test_live_checks.py runs checks live",
+        check=_checks_passed,
+    ),
+    "python benchmarks/check_mutations.py": Run(
+        swaps=(
+            (
+                "benchmarks/check_mutations.py",
+                "benchmarks/check_mutations.py --only max_min_swapped "
+                "--metric faithfulness_aggregation",
+            ),
+        ),
+        note="one mutation, checked on one metric: every mutation takes a minute of checks",
+        check=_mutation_caught,
+    ),
+    "python -m longform_evals.checks.snapshots": Run(
+        note="on a copy of tests/snapshots (PLACEHOLDER_FILES); the judged tasks replay the "
+        "packaged recording"
+    ),
+    "python -m longform_evals.checks.snapshots --update quality": Run(
+        note="writes into the copy of tests/snapshots, and nothing while the values match"
+    ),
+    "python -m longform_evals.checks.snapshots --update --record gguf/qwen2.5-coder-1.5b "
+    "narrativeqa qmsum": NotRun(
+        "records the real 1.5B judge (minutes on a CPU, the `local` extra) into the packaged "
+        "recording, which a test must not change"
     ),
     # README.md, Reading the logs
     "inspect view --log-dir logs": NotRun("starts a web server that runs until stopped"),

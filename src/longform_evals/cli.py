@@ -194,13 +194,44 @@ def leaderboard_command(log_dir: str, out: str | None) -> None:
 @main.command("check")
 @click.option("--only", "only", multiple=True, help="A metric to check (repeatable).")
 @click.option("--junit", default=None, help="Also write the results as JUnit XML here.")
-def check_command(only: tuple[str, ...], junit: str | None) -> None:
+@click.option(
+    "--live",
+    default=None,
+    metavar="MODEL",
+    help="Judge with this real model instead of the packaged recording.",
+)
+@click.option(
+    "--record",
+    default=None,
+    metavar="MODEL",
+    help="Judge with this real model and append every call the recording lacks to it.",
+)
+@click.option(
+    "--recording",
+    default=None,
+    metavar="FILE",
+    help="The replay file to read (or, with --record, to write); default: the packaged one.",
+)
+def check_command(
+    only: tuple[str, ...],
+    junit: str | None,
+    live: str | None,
+    record: str | None,
+    recording: str | None,
+) -> None:
     """Check that the metrics behave: each perturbation of real inputs moves (or leaves) the
-    metric as it must. Exits 1 when a check fails."""
+    metric as it must. Judged metrics replay the packaged recording of
+    gguf/qwen2.5-coder-1.5b unless --live or --record names a model. Exits 1 when a check
+    fails."""
+    from longform_evals.checks.judge import JudgeChoice
     from longform_evals.checks.runner import format_table, junit_xml, run_checks
 
+    if live and record:
+        raise click.UsageError("give --live MODEL or --record MODEL, not both")
+    judge = JudgeChoice(live=live or record, record=record is not None, recording=recording)
+    click.echo(f"judge: {judge.label}")
     try:
-        results = run_checks(only=list(only) or None)
+        results = run_checks(only=list(only) or None, judge=judge)
     except ValueError as e:
         raise click.ClickException(str(e)) from e
     click.echo(format_table(results))

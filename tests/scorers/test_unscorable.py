@@ -80,7 +80,10 @@ def test_a_text_is_scorable_exactly_when_it_has_a_word(text: str) -> None:
 @given(st.lists(st.text(max_size=12), max_size=8))
 def test_worded_sentences_partitions(sentences: list[str]) -> None:
     worded, wordless = worded_sentences(sentences)
-    assert sorted(worded + wordless) == sorted(sentences)
+    # Worded sentences come back with runs of whitespace made one space (what a judge sees).
+    expected = [" ".join(s.split()) if any(c.isalnum() for c in s) else s for s in sentences]
+    assert sorted(worded + wordless) == sorted(expected)
+    assert all(w == " ".join(w.split()) for w in worded)
     assert all(any(c.isalnum() for c in s) for s in worded)
     assert not any(c.isalnum() for s in wordless for c in s)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import Sequence
 from functools import cache
 
 from inspect_ai.dataset import Sample
@@ -11,6 +12,7 @@ from inspect_ai.model import ModelName, ModelOutput
 from inspect_ai.scorer import Score, Scorer, Target
 from inspect_ai.solver import TaskState
 
+from longform_evals.checks.judge import with_judge
 from longform_evals.data.books import bundled_summaries_dir, load_books, load_summaries
 from longform_evals.data.booksum import load_booksum
 from longform_evals.data.planted_support import PlantedCluster, load_planted_support
@@ -28,26 +30,39 @@ def score_answer(scorer: Scorer, sample: Sample, answer: str) -> Score:
     measures the shipped scorer and not a copy of its formula. Outside an eval there is no
     transcript, so the `unless_limited` wrapper finds no limit and scores.
     """
-    target = Target(sample.target)
-    state = TaskState(
+    return asyncio.run(_call(scorer, sample, answer))
+
+
+def score_judged(scorer: Scorer, items: Sequence[tuple[Sample, str]]) -> list[Score]:
+    """The scores `scorer` gives each (sample, answer), judged by the checks' judge
+    (:mod:`longform_evals.checks.judge`) bound to the `grader` role; the items are scored
+    concurrently, as Inspect scores the samples of an eval."""
+
+    async def all_items() -> list[Score]:
+        return list(await asyncio.gather(*[_call(scorer, s, a) for s, a in items]))
+
+    return with_judge(all_items)
+
+
+def _state(sample: Sample, answer: str) -> TaskState:
+    return TaskState(
         model=ModelName(_MODEL),
         sample_id=sample.id or "check",
         epoch=1,
         input=sample.input,
         messages=[],
-        target=target,
+        target=Target(sample.target),
         choices=sample.choices,
         metadata=dict(sample.metadata or {}),
         output=ModelOutput.from_content(_MODEL, answer),
     )
-    score = asyncio.run(_call(scorer, state, target))
+
+
+async def _call(scorer: Scorer, sample: Sample, answer: str) -> Score:
+    score = await scorer(_state(sample, answer), Target(sample.target))
     if score is None:
         raise RuntimeError(f"the scorer gave no score for sample {sample.id!r}")
     return score
-
-
-async def _call(scorer: Scorer, state: TaskState, target: Target) -> Score | None:
-    return await scorer(state, target)
 
 
 def values(score: Score, keys: tuple[str, ...]) -> dict[str, float]:

@@ -209,6 +209,8 @@ async def rate_answer(
     """Both raters' verdicts on the answer against every reference, all asked concurrently."""
     templates = {r: load_prompt("raters", r, settings.prompts_dir) for r in RATERS}
     pairs = [(ref, rater) for ref in references for rater in RATERS]
+    # Line breaks and doubled spaces in an answer say nothing about it; raters see one space.
+    answer = " ".join(answer.split())
     verdicts = await asyncio.gather(
         *[
             ask_rater(

@@ -55,11 +55,18 @@ def has_word(text: str) -> bool:
 
 
 def worded_sentences(sentences: Iterable[str]) -> tuple[list[str], list[str]]:
-    """The sentences that hold a word, and the wordless fragments, each in order."""
+    """The sentences that hold a word, and the wordless fragments, each in order.
+
+    Runs of whitespace inside a worded sentence become one space: line breaks and doubled spaces say
+    nothing a judge should weigh, and a judge shown them can answer differently.
+    """
     worded: list[str] = []
     wordless: list[str] = []
     for sentence in sentences:
-        (worded if has_word(sentence) else wordless).append(sentence)
+        if has_word(sentence):
+            worded.append(" ".join(sentence.split()))
+        else:
+            wordless.append(sentence)
     return worded, wordless
 
 

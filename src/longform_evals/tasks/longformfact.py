@@ -135,5 +135,5 @@ def longformfact(
             ),
         ),
         metrics=_metrics(threshold, calibrate, bool(order_names)),
-        version="1.1.0",
+        version="1.2.0",
     )

@@ -148,5 +148,5 @@ def positional_bias(
             judge_options=JudgeOptions(max_tokens=judge_max_tokens, prompts_dir=prompts_dir),
         ),
         metrics=_metrics(growing),
-        version="1.1.0",
+        version="1.2.0",
     )

