@@ -344,8 +344,8 @@ PLAN: dict[str, Run | NotRun] = {
             ),
         ),
         note="the live judge records into a copy of the packaged recording, which holds every "
-        "call: the --live/--record path runs and asks the 1.5B model nothing (a live run takes "
-        "about ten minutes on 2 cores); tests/checks/test_live_checks.py runs checks live",
+        "call: the --live/--record path runs and asks the 1.5B model nothing (a live run took "
+        "15 minutes on 2 cores); tests/checks/test_live_checks.py runs checks live",
         check=_checks_passed,
     ),
     "python benchmarks/check_mutations.py": Run(

@@ -182,3 +182,20 @@ def test_an_unknown_kind_is_refused() -> None:
 def test_the_shipped_junit_has_no_failures() -> None:
     root = ET.fromstring(junit_xml(run_checks(only=["faithfulness_aggregation"])))
     assert root.get("failures") == "0" and root.get("tests") == "5"
+
+
+def test_a_check_whose_extra_is_missing_is_skipped_naming_it() -> None:
+    ran: list[bool] = []
+
+    def observe() -> Observation:
+        ran.append(True)
+        return Observation("x", False)
+
+    check = Check(
+        "m", "needs_extra", "bounds", "-", observe, requires=(("no_such_module_xyz", "embed"),)
+    )
+    [result] = run_checks(checks=[check])
+    assert result.passed and not ran and result.verdict == "skipped"
+    assert "no_such_module_xyz (the `embed` extra)" in format_table([result])
+    assert "1 skipped for a missing optional extra" in format_table([result])
+    assert "<skipped" in junit_xml([result])

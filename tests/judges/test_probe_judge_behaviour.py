@@ -54,7 +54,11 @@ def test_calibrated_judge_flags_planted_errors_more_than_clean_sentences() -> No
     async def flag_rate(items: list[tuple[list[str], int]]) -> float:
         flags = []
         for sentences, index in items:
-            p_yes, _ = await probe_sentence(model, sentences, index, ProbeSettings(cache=False))
+            # Only the probes the calibration switches on (as the scorer asks): the verdict
+            # reads no other.
+            p_yes, _ = await probe_sentence(
+                model, sentences, index, ProbeSettings(cache=False), only_enabled=thresholds
+            )
             verdict = verdict_from_probes(index, sentences[index], p_yes, thresholds)
             flags.append(bool(verdict.confused))
         return sum(flags) / len(flags)

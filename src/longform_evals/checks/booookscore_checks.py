@@ -49,6 +49,8 @@ class Suite:
 AUTO = Suite("auto", ("s07", "s08"), ("duplication", "discontinuity", "entity_omission"), True, "")
 SENTENCE = Suite("sentence", ("s07",), ("duplication", "discontinuity"), False, "sentence_mode_")
 """The paper's method (one call per sentence, free-text verdicts read by the parser)."""
+BATCHED = Suite("batched", ("s07",), ("duplication", "discontinuity"), False, "batched_mode_")
+"""Numbered sentences, ten per call, verdicts as JSON."""
 
 
 @dataclass(frozen=True)
@@ -263,14 +265,24 @@ _ENTITY_GAP = (
         "planted set): this judge does not see an entity that was never introduced",
     ),
 )
-_SENTENCE_MODE_GAP = (
-    (
-        RECORDED_JUDGE,
-        "in sentence mode this judge answers 'No confusion' to every sentence (0 of the 13 "
-        "sentences of these summaries flagged, planted ones included): the reason local judges "
-        "get probe mode",
+_MODE_GAPS = {
+    "sentence": (
+        (
+            RECORDED_JUDGE,
+            "in sentence mode this judge answers 'No confusion' to every sentence (0 of the 13 "
+            "sentences of these summaries flagged, planted ones included): the reason local "
+            "judges get probe mode",
+        ),
     ),
-)
+    "batched": (
+        (
+            RECORDED_JUDGE,
+            "in batched mode this judge's flags do not follow the planted errors (0 of 2 "
+            "planted and 2 of 12 clean sentences of s07 flagged, AUC 0.41): the reason local "
+            "judges get probe mode",
+        ),
+    ),
+}
 
 
 def suite_checks(suite: Suite) -> list[Check]:
@@ -349,12 +361,11 @@ def suite_checks(suite: Suite) -> list[Check]:
             partial(_bounds, suite),
         ),
     ]
-    if suite.mode == "sentence":
-        # Every effect of sentence mode is a known gap of the recorded judge, which never flags.
+    gaps = _MODE_GAPS.get(suite.mode)
+    if gaps is not None:
+        # The recorded judge shows no effect in this mode: every effect is a known gap of it.
         checks = [
-            replace(c, known_gaps=_SENTENCE_MODE_GAP)
-            if c.kind != "invariance" and c.kind != "bounds"
-            else c
+            replace(c, known_gaps=gaps) if c.kind in ("direction", "discrimination") else c
             for c in checks
         ]
     # A check of an input the suite does not score is left out.
@@ -366,6 +377,14 @@ def suite_checks(suite: Suite) -> list[Check]:
     ]
 
 
-BOOOOKSCORE_CHECKS = [*suite_checks(AUTO), *suite_checks(SENTENCE)]
+BOOOOKSCORE_CHECKS = [*suite_checks(AUTO), *suite_checks(SENTENCE), *suite_checks(BATCHED)]
 
-__all__ = ["AUTO", "BOOOOKSCORE_CHECKS", "SENTENCE", "Suite", "planted_summaries", "scored_with"]
+__all__ = [
+    "AUTO",
+    "BATCHED",
+    "BOOOOKSCORE_CHECKS",
+    "SENTENCE",
+    "Suite",
+    "planted_summaries",
+    "scored_with",
+]

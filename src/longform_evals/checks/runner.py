@@ -71,7 +71,9 @@ def format_table(results: Sequence[Result]) -> str:
     ]
     for result in results:
         verdict = result.verdict
-        if result.known_gap is not None:
+        if result.skipped is not None:
+            verdict += f": {result.skipped}"
+        elif result.known_gap is not None:
             verdict += f": {result.known_gap}"
         elif not result.passed and result.detail:
             verdict += f": {result.detail}"
@@ -81,8 +83,11 @@ def format_table(results: Sequence[Result]) -> str:
     gaps = sum(r.known_gap is not None for r in results)
     lines.append("")
     summary = f"{len(results) - failed} of {len(results)} checks passed, {failed} failed"
-    if gaps:
-        summary += f" ({gaps} of the passes are known gaps of this judge)"
+    skipped = sum(r.skipped is not None for r in results)
+    notes = [f"{gaps} of the passes are known gaps of this judge"] if gaps else []
+    notes += [f"{skipped} skipped for a missing optional extra"] if skipped else []
+    if notes:
+        summary += f" ({'; '.join(notes)})"
     lines.append(summary + ".")
     return "\n".join(lines) + "\n"
 
@@ -108,7 +113,9 @@ def junit_xml(results: Sequence[Result]) -> str:
             ).text = (
                 f"{result.check.kind}: expected {result.check.expected}; observed {result.observed}"
             )
-            if result.known_gap is not None:
+            if result.skipped is not None:
+                ET.SubElement(case, "skipped", message=result.skipped)
+            elif result.known_gap is not None:
                 ET.SubElement(case, "skipped", message=f"known gap: {result.known_gap}")
             elif result.error is not None:
                 ET.SubElement(case, "error", message=result.error).text = result.error

@@ -7,6 +7,7 @@ perturbation moves the value one way), an `invariance` (it leaves the value unch
 
 from __future__ import annotations
 
+import importlib.util
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -42,6 +43,8 @@ class Check:
         known_gaps: (judge model, reason) pairs: judges known not to show this behaviour
             (measured, with the reason). For such a judge a failure is reported as a known
             gap and does not fail the run; every other judge must pass.
+        requires: (module, extra) pairs: the check needs these optional modules and is
+            skipped, naming the extra to install, when one is missing.
     """
 
     metric: str
@@ -50,6 +53,7 @@ class Check:
     expected: str
     observe: Callable[[], Observation]
     known_gaps: tuple[tuple[str, str], ...] = ()
+    requires: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -62,6 +66,10 @@ class Check:
     def run(self) -> Result:
         """Run the check; an exception becomes a failed result naming it, so one broken metric
         never stops the other checks."""
+        missing = [(m, extra) for m, extra in self.requires if importlib.util.find_spec(m) is None]
+        if missing:
+            needs = ", ".join(f"{m} (the `{extra}` extra)" for m, extra in missing)
+            return Result(self, observed="not run", passed=True, skipped=f"needs {needs}")
         try:
             seen = self.observe()
         except Exception as exc:  # any failure of the metric is a finding, not a crash
@@ -91,10 +99,14 @@ class Result:
     error: str | None = None
     known_gap: str | None = None
     """Set when the check failed for a judge its `known_gaps` name (and so counts as passed)."""
+    skipped: str | None = None
+    """Set when the check could not run for want of an optional module (it counts as passed)."""
 
     @property
     def verdict(self) -> str:
-        """`pass`, `FAIL` or `known gap`, as the report shows it."""
+        """`pass`, `FAIL`, `known gap` or `skipped`, as the report shows it."""
+        if self.skipped is not None:
+            return "skipped"
         if self.known_gap is not None:
             return "known gap"
         return "pass" if self.passed else "FAIL"
