@@ -36,8 +36,10 @@ The file
 --------
 One JSON object per line. The first line may be a header, written when recording creates
 the file: `{"recording": {"model": ..., "longform_evals": <version>, "format": 1}}`. Each
-record is `{"key", "model" (the recorded model), "prompt" (the last user message, for people
-reading the file), "config" (the settings that went into the key), "output" (the
+record is `{"key", "model" (the recorded model), "prompt" (the last user message for people
+reading the file: whole when short, else its first 300 and last 200 characters),
+"prompt_sha256" (the whole message's digest: it finds the same message recorded with other
+settings), "config" (the settings that went into the key), "output" (the
 `ModelOutput` as `model_dump(mode="json")`)}`; only `key` and `output` are required. Blank
 lines are skipped; a line that is not such an object is refused with `file:line`. When a key
 appears twice the last record wins, so a call can be re-recorded by appending. Lines are
@@ -196,9 +198,26 @@ class Recording:
     """The recorded model named by the header (None without a header)."""
     outputs: dict[str, ModelOutput] = field(default_factory=dict)
     settings_by_prompt: dict[str, dict[str, Any]] = field(default_factory=dict)
-    """The settings of the last record of each prompt, to say what differs on a miss."""
+    """The settings of the last record of each message (by its sha256), to say what differs on
+    a miss."""
     digest: str = hashlib.sha256(b"").hexdigest()
     """sha256 of the file as loaded."""
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _start(prompt: str) -> str:
+    return prompt[:_PREVIEW_CHARS] + ("..." if len(prompt) > _PREVIEW_CHARS else "")
+
+
+def _quoted(prompt: str) -> str:
+    """The message as a record keeps it for people reading the file: whole when short, else
+    its start and end (templates put the varying part last)."""
+    if len(prompt) <= _PREVIEW_CHARS + _TAIL_CHARS:
+        return prompt
+    return _start(prompt) + " [...] " + prompt[-_TAIL_CHARS:]
 
 
 def load_recording(path: Path) -> Recording:
@@ -244,9 +263,11 @@ def load_recording(path: Path) -> Recording:
             recording.outputs[key] = ModelOutput.model_validate(output)
         except ValidationError as exc:
             raise ReplayError(f"{where}: 'output' is not a ModelOutput: {exc}") from exc
-        prompt, settings = item.get("prompt"), item.get("config")
-        if isinstance(prompt, str) and isinstance(settings, dict):
-            recording.settings_by_prompt[prompt] = settings
+        digest, settings = item.get("prompt_sha256"), item.get("config")
+        if not isinstance(digest, str) and isinstance(item.get("prompt"), str):
+            digest = _digest(item["prompt"])  # a record that kept the whole message
+        if isinstance(digest, str) and isinstance(settings, dict):
+            recording.settings_by_prompt[digest] = settings
         seen_record = True
     return recording
 
@@ -433,7 +454,8 @@ class ReplayModelAPI(ModelAPI):
             record = {
                 "key": key,
                 "model": str(self.recorder),
-                "prompt": prompt,
+                "prompt": _quoted(prompt),
+                "prompt_sha256": _digest(prompt),
                 "config": settings,
                 "output": dumped,
             }
@@ -444,7 +466,7 @@ class ReplayModelAPI(ModelAPI):
             }
             _append_line(self.path, record, header)
             self.recording.outputs[key] = output
-            self.recording.settings_by_prompt[prompt] = settings
+            self.recording.settings_by_prompt[_digest(prompt)] = settings
             if self.recording.model is None:
                 self.recording.model = str(self.recorder)
             self.recorded += 1
@@ -455,16 +477,15 @@ class ReplayModelAPI(ModelAPI):
 
     def _miss_message(self, key: str, settings: dict[str, Any], input: list[ChatMessage]) -> str:
         prompt = _last_user(input)
-        preview = prompt[:_PREVIEW_CHARS] + ("..." if len(prompt) > _PREVIEW_CHARS else "")
         message = (
             f"replay/{self.model_name}: {self.path} has no answer for this call (key {key}, "
             f"{len(self.recording.outputs)} recorded). The last user message starts: "
-            f"{preview!r}."
+            f"{_start(prompt)!r}."
         )
         if len(prompt) > _PREVIEW_CHARS:
             # Templates put the varying part last, so the end tells calls apart.
             message += f" It ends: {'...' + prompt[-_TAIL_CHARS:]!r}."
-        other = self.recording.settings_by_prompt.get(prompt)
+        other = self.recording.settings_by_prompt.get(_digest(prompt))
         if other is not None:
             message += (
                 f" The same message was recorded with other messages or settings: {other} "
