@@ -37,6 +37,7 @@ from longform_evals.solvers import (
 )
 from longform_evals.tasks.booookscore import booookscore
 from longform_evals.tasks.hello import hello_longform
+from longform_evals.tasks.judge_agreement import judge_agreement
 from longform_evals.tasks.longformfact import longformfact
 from longform_evals.tasks.narrative import booksum, squality
 from longform_evals.tasks.positional_bias import positional_bias
@@ -58,6 +59,7 @@ __all__ = [
     "hello_longform",
     "hierarchical_merge",
     "incremental_update",
+    "judge_agreement",
     "length_control",
     "limited",
     "llm_raters",

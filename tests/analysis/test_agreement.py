@@ -221,3 +221,43 @@ def test_best_threshold_beats_every_candidate(data: tuple[list[int], list[float]
     # Same answer when the seen scores themselves are the candidates, up to the split chosen.
     chosen = best_threshold(labels, scores, candidates=candidates)
     assert bacc_at(labels, scores, chosen) == pytest.approx(best)
+
+
+# --- scikit-learn underneath: same numbers, no warnings ------------------------------------
+
+
+@st.composite
+def scores_with_gaps(draw: st.DrawFn) -> tuple[list[int], list[float | None]]:
+    """Labels with scores that may be missing (None, NaN) or infinite, on a coarse grid."""
+    labels = draw(labels_st)
+    grid = st.integers(-6, 6).map(lambda i: i / 2)
+    score = grid | st.sampled_from([None, math.nan, math.inf, -math.inf])
+    return labels, draw(st.lists(score, min_size=len(labels), max_size=len(labels)))
+
+
+@pytest.mark.filterwarnings("error")
+@given(scores_with_gaps())
+def test_roc_auc_matches_brute_force_with_gaps(data: tuple[list[int], list[float | None]]) -> None:
+    labels, scores = data
+    kept = [(y, s) for y, s in zip(labels, scores, strict=True) if s is not None and s == s]
+    ys, ss = [y for y, _ in kept], [float(s) for _, s in kept if s is not None]
+    if 0 < sum(ys) < len(ys):
+        assert roc_auc(labels, scores) == pytest.approx(brute_auc(ys, ss))
+    else:
+        assert math.isnan(roc_auc(labels, scores))
+
+
+@pytest.mark.filterwarnings("error")
+@given(labelled_predictions())
+def test_bacc_matches_brute_force_without_warnings(
+    data: tuple[list[int], list[int | None]],
+) -> None:
+    labels, preds = data
+    pairs = [(y, p) for y, p in zip(labels, preds, strict=True) if p is not None]
+    recalls = [
+        sum(p == c for y, p in pairs if y == c) / n
+        for c in (0, 1)
+        if (n := sum(y == c for y, _ in pairs))
+    ]
+    expected = sum(recalls) / len(recalls) if recalls else math.nan
+    assert balanced_accuracy(labels, preds).value == pytest.approx(expected, nan_ok=True)

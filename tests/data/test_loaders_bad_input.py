@@ -1,7 +1,9 @@
 """Every document loader on bad input: undecodable bytes, BOMs, huge numbers, blank documents.
 
 Each loader gets hand-made files in its dataset's own published shape; the document text of
-one record is then spoiled. The errors must be DataErrors naming the file and line.
+one record is then spoiled. The errors must be DataErrors naming the file and line. The
+human-label loaders (judge validation) follow at the end: missing spans, empty cells and
+summaries, reviewers' files that disagree, empty files and files of the wrong kind.
 """
 
 from __future__ import annotations
@@ -16,8 +18,12 @@ from inspect_ai.dataset import Sample
 
 from longform_evals.data.books import load_books
 from longform_evals.data.booksum import load_booksum
+from longform_evals.data.booookscore_annotations import load_booookscore_annotations
+from longform_evals.data.fables import load_fables
 from longform_evals.data.jsonl import DataError
+from longform_evals.data.judge_labels import load_judge_labels
 from longform_evals.data.longformfact import load_longformfact
+from longform_evals.data.longsciverify import load_longsciverify
 from longform_evals.data.multidoc import load_multidoc
 from longform_evals.data.narrativeqa import load_narrativeqa
 from longform_evals.data.planted_support import load_planted_support
@@ -284,3 +290,126 @@ def test_planted_support_indices_are_bounded(tmp_path: Path) -> None:
     path.write_text(json.dumps(record) + "\n", "utf-8")
     with pytest.raises(DataError, match=r"planted\.jsonl:1: malformed"):
         load_planted_support(path)
+
+
+# Human-label loaders (judge validation): the same failures, in their published shapes.
+
+SUMMARY = "The keeper counted ships. She wrote each one in a ledger."
+
+
+def _booookscore(summary: str = SUMMARY, span: str = "counted ships") -> dict[str, Any]:
+    single = {"id": "s1", "span": span, "questions": "Why?", "labels": ["salience"]}
+    return {"summary": summary, "singles": [single], "relations": []}
+
+
+def _reviewer_csv(summary: str = "a b. c d.", sent_2: str = "1") -> str:
+    header = ["id", "gencomparesumabs", "dancersum", "section_conditional"]
+    cells = ["0806.4325", summary, "e f.", "g h."]
+    for k in (1, 2, 3):
+        header += [f"model_{k}_coherence", f"model_{k}_fluency"]
+        header += [f"model_{k}_sent_{j}_factuality" for j in (1, 2, 3)]
+        cells += [str(k), str(k), "0", sent_2 if k == 1 else "", ""]
+    return ",".join(header) + "\r\n" + ",".join(f'"{c}"' for c in cells) + "\r\n"
+
+
+def _longsciverify(folder: Path, *reviewers: str) -> Path:
+    folder.mkdir(exist_ok=True)
+    for n, text in enumerate(reviewers, start=1):
+        (folder / f"arxiv_reviewer_{n}.csv").write_bytes(b"\xef\xbb\xbf" + text.encode())
+    articles = [{"article_id": "0806.4325", "article_text": ["a b .", "c d ."]}]
+    (folder / "arxiv_test.json").write_text(json.dumps(articles), encoding="utf-8")
+    return folder
+
+
+def test_judge_labels_bad_bytes_name_file_line_and_byte(tmp_path: Path) -> None:
+    path = tmp_path / "summary-gpt4-4096-hier.json"
+    data = json.dumps({"b.epub": _booookscore(f"The keeper {BAD} counted.")}, indent=1).encode()
+    path.write_bytes(data.replace(BAD.encode(), b"\xff"))
+    offset = path.read_bytes().index(b"\xff")
+    line = path.read_bytes()[:offset].count(b"\n") + 1
+    with pytest.raises(DataError, match=rf"{path.name}: line {line}, byte {offset}: not valid"):
+        load_booookscore_annotations(path)
+    folder = _longsciverify(tmp_path / "lsv", _reviewer_csv(f"a {BAD} b."))
+    csv_path = folder / "arxiv_reviewer_1.csv"
+    csv_path.write_bytes(csv_path.read_bytes().replace(BAD.encode(), b"\xfe"))
+    offset = csv_path.read_bytes().index(b"\xfe")
+    with pytest.raises(DataError, match=rf"reviewer_1\.csv: line 2, byte {offset}: not valid"):
+        load_longsciverify(folder)
+
+
+def test_judge_labels_bom_and_huge_numbers(tmp_path: Path) -> None:
+    path = tmp_path / "summary-gpt4-4096-hier.json"
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps({"b.epub": _booookscore()}).encode())
+    assert len(load_booookscore_annotations(path).samples) == 1
+    huge = {"b.epub": _booookscore() | {"singles": [{"id": HUGE, "span": "x"}]}}
+    path.write_text(json.dumps(huge).replace(f'"{HUGE}"', HUGE), encoding="utf-8")
+    with pytest.raises(DataError, match=rf"{path.name}:1: a JSON integer has 5000 digits"):
+        load_booookscore_annotations(path)
+
+
+def test_booookscore_span_not_in_summary_is_counted_or_raised(tmp_path: Path) -> None:
+    path = tmp_path / "summary-gpt4-4096-hier.json"
+    books = {"a.epub": _booookscore(span="a whale"), "b.epub": _booookscore()}
+    path.write_text(json.dumps(books), encoding="utf-8")
+    labels = load_booookscore_annotations(path)
+    assert [s.id for s in labels.samples] == ["booookscore/gpt4-4096-hier/b.epub"]
+    assert [s.where for s in labels.skipped] == [f"{path}#a.epub span s1", f"{path}#a.epub"]
+    with pytest.raises(DataError, match=r"#a\.epub: span s1: span not in the summary: 'a whale'"):
+        load_booookscore_annotations(path, on_missing_span="error")
+
+
+def test_booookscore_empty_summary_is_counted(tmp_path: Path) -> None:
+    path = tmp_path / "summary-gpt4-4096-hier.json"
+    path.write_text(json.dumps({"a.epub": _booookscore(" \n"), "b.epub": _booookscore()}), "utf-8")
+    labels = load_booookscore_annotations(path)
+    assert len(labels.samples) == 1
+    assert [(s.where, s.reason) for s in labels.skipped] == [
+        (f"{path}#a.epub", "empty summary: nothing to judge")
+    ]
+
+
+def test_longsciverify_empty_cell_is_counted(tmp_path: Path) -> None:
+    folder = _longsciverify(tmp_path / "lsv", _reviewer_csv(sent_2=""))
+    labels = load_longsciverify(folder)
+    meta = labels.samples[0].metadata
+    assert meta is not None and meta["flags"]["reviewer_1"] == [1, None]
+    empty = [s for s in labels.skipped if "model_1_sent_2" in s.reason]
+    assert [(s.where, s.reason) for s in empty] == [
+        (
+            f"{folder / 'arxiv_reviewer_1.csv'}:2 (0806.4325)",
+            "empty cell model_1_sent_2_factuality: not rated",
+        )
+    ]
+
+
+def test_longsciverify_reviewers_disagreeing_name_the_row(tmp_path: Path) -> None:
+    folder = _longsciverify(tmp_path / "lsv", _reviewer_csv(), _reviewer_csv("a b. c e."))
+    with pytest.raises(DataError) as info:
+        load_longsciverify(folder)
+    assert str(info.value).startswith(
+        f"{folder / 'arxiv_reviewer_2.csv'}:2 (article 0806.4325): column 'gencomparesumabs' "
+        "differs from arxiv_reviewer_1.csv:2"
+    )
+
+
+@pytest.mark.parametrize("name", ["summary-x.json", "FABLES.json", "arxiv_reviewer_1.csv"])
+def test_judge_labels_empty_files(tmp_path: Path, name: str) -> None:
+    path = tmp_path / name
+    path.write_bytes(b"")
+    with pytest.raises(DataError, match=rf"{path.name}: file is empty"):
+        load_judge_labels(path)
+    loaders = {"s": load_booookscore_annotations, "F": load_fables, "a": load_longsciverify}
+    if name != "arxiv_reviewer_1.csv":  # the articles file is checked first for a folder
+        with pytest.raises(DataError, match="file is empty"):
+            loaders[name[0]](path)
+
+
+def test_judge_labels_wrong_kind(tmp_path: Path) -> None:
+    path = tmp_path / "qmsum.jsonl"
+    path.write_text(json.dumps(_longformfact(TEXT)) + "\n", encoding="utf-8")
+    with pytest.raises(DataError, match=rf"{path.name}: holds longformfact labels"):
+        load_judge_labels(path, kind="coherence")
+    quality = tmp_path / "quality.jsonl"
+    quality.write_text(json.dumps(_quality(TEXT)) + "\n", encoding="utf-8")
+    with pytest.raises(DataError, match=rf"{quality.name}:1: not a LongFormFact record"):
+        load_judge_labels(quality, kind="faithfulness")

@@ -63,14 +63,29 @@ MULTIDOC = {
 }
 
 
+# BooookScore's human annotations in their published shape: a book, its summary, a flagged span.
+ANNOTATIONS = {
+    "orchard.epub": {
+        "summary": "Ines studies a frozen orchard. Zorb finds a faulty sensor.",
+        "singles": [
+            {"id": "s1", "span": "Zorb", "questions": "Who?", "labels": ["entity omission"]}
+        ],
+        "relations": [],
+    }
+}
+
+
 def _offline_args(tmp: Path) -> dict[str, dict[str, Any]]:
     """Per task name, the arguments it needs to run offline and fast (others: defaults)."""
     multidoc = tmp / "multidoc.jsonl"
     multidoc.write_text(json.dumps(MULTIDOC) + "\n", encoding="utf-8")
+    annotations = tmp / "summary-gpt4-4096-hier.json"
+    annotations.write_text(json.dumps(ANNOTATIONS), encoding="utf-8")
     return {
         "booksum": {"data": str(DATA / "narrative" / "booksum_fixture.jsonl")},
         "booookscore": {},  # the bundled books are its default data
         "hello_longform": {},
+        "judge_agreement": {"data": str(annotations)},
         "longformfact": {"data_dir": str(SHARED_DATA / "longformfact"), "ranking": "lexical"},
         "narrativeqa": {"data": str(DATA / "reading" / "narrativeqa_fixture.jsonl")},
         "positional_bias": {"data": str(multidoc), "ranking": "lexical"},

@@ -6,7 +6,11 @@ faithful"; a score becomes the prediction "faithful" when ``score >= threshold``
 metric's threshold tuned on held-out data (:func:`best_threshold`).
 
 Everything here is a pure function of its arguments; missing values (None predictions, NaN or
-None scores) are skipped, never guessed.
+None scores) are skipped, never guessed. The metrics themselves are scikit-learn's
+(``balanced_accuracy_score``, ``roc_auc_score``); this module adds the missing-value handling,
+the label checks and the one-class conventions, settled before scikit-learn is called so that
+none of its warnings reaches the caller. scikit-learn is imported inside the functions: it
+takes seconds to import, and Inspect's entry point loads modules that import this one.
 """
 
 from __future__ import annotations
@@ -50,7 +54,7 @@ def _check_labels(labels: Sequence[int], n: int, what: str) -> _BoolArray:
 
 
 def _bacc(tp: int, pos: int, tn: int, neg: int) -> float:
-    """Mean recall over the classes present; NaN when neither is."""
+    """Mean recall over the classes present; NaN when neither is (for threshold grids)."""
     recalls = [hits / total for hits, total in ((tp, pos), (tn, neg)) if total > 0]
     return sum(recalls) / len(recalls) if recalls else math.nan
 
@@ -77,22 +81,27 @@ def balanced_accuracy(
         ValueError: If the lengths differ or a label or prediction is not 0/1 (or None).
     """
     gold = _check_labels(labels, len(predictions), "predictions")
-    tp = tn = pos = neg = skipped = 0
-    for i, (label, pred) in enumerate(zip(gold, predictions, strict=True)):
-        if pred is None:
-            skipped += 1
+    keep = np.zeros(len(predictions), dtype=bool)
+    pred = np.zeros(len(predictions), dtype=bool)
+    for i, p in enumerate(predictions):
+        if p is None:
             continue
-        if pred not in (0, 1) or isinstance(pred, float):
-            raise ValueError(
-                f"predictions must be 0, 1, a bool or None; predictions[{i}] is {pred!r}"
-            )
-        if label:
-            pos += 1
-            tp += bool(pred)
-        else:
-            neg += 1
-            tn += not pred
-    return BalancedAccuracy(_bacc(tp, pos, tn, neg), pos + neg, skipped)
+        if p not in (0, 1) or isinstance(p, float):
+            raise ValueError(f"predictions must be 0, 1, a bool or None; predictions[{i}] is {p!r}")
+        keep[i] = True
+        pred[i] = bool(p)
+    gold, pred = gold[keep], pred[keep]
+    n_used = int(keep.sum())
+    skipped = len(predictions) - n_used
+    if n_used == 0:
+        return BalancedAccuracy(math.nan, 0, skipped)
+    if gold.all() or not gold.any():
+        # One class only: scikit-learn would warn and average over the class present; say so
+        # here instead. The recall of that class is the share of predictions that match it.
+        return BalancedAccuracy(float(np.mean(pred == gold[0])), n_used, skipped)
+    from sklearn.metrics import balanced_accuracy_score
+
+    return BalancedAccuracy(float(balanced_accuracy_score(gold, pred)), n_used, skipped)
 
 
 def _usable(
@@ -108,8 +117,9 @@ def _usable(
 def roc_auc(labels: Sequence[int], scores: Sequence[float | None]) -> float:
     """Area under the ROC curve: the chance a faithful example outscores an unfaithful one.
 
-    Computed from ranks (Mann-Whitney U); a tie between a positive and a negative counts
-    half. Scores that are NaN or None are skipped.
+    scikit-learn's ``roc_auc_score`` (a tie between a positive and a negative counts half),
+    fed the ranks of the scores: the AUC depends only on their order, and scikit-learn refuses
+    infinities. Scores that are NaN or None are skipped.
 
     Args:
         labels: Human labels, 0 or 1.
@@ -122,20 +132,12 @@ def roc_auc(labels: Sequence[int], scores: Sequence[float | None]) -> float:
         ValueError: If the lengths differ or a label is not 0/1.
     """
     gold, values = _usable(labels, scores)
-    n_pos = int(gold.sum())
-    n_neg = len(gold) - n_pos
-    if n_pos == 0 or n_neg == 0:
-        return math.nan
-    # Average ranks (1-based), ties sharing the mean of the ranks they span.
-    order = np.argsort(values, kind="mergesort")
-    ordered = values[order]
-    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
-    ends = np.r_[starts[1:], len(ordered)]
-    mean_rank = (starts + ends + 1) / 2.0  # mean of ranks starts+1 .. ends
-    ranks = np.empty(len(values), dtype=np.float64)
-    ranks[order] = np.repeat(mean_rank, ends - starts)
-    u = float(ranks[gold].sum()) - n_pos * (n_pos + 1) / 2.0
-    return u / (n_pos * n_neg)
+    if gold.all() or not gold.any():
+        return math.nan  # one class (or nothing) left: no positive-negative pair to compare
+    from sklearn.metrics import roc_auc_score
+
+    ranks = np.unique(values, return_inverse=True)[1].astype(np.float64)
+    return float(roc_auc_score(gold, ranks))
 
 
 def best_threshold(
@@ -165,6 +167,9 @@ def best_threshold(
         ValueError: If the lengths differ, a label is not 0/1, or ``candidates`` is empty or
             holds NaN.
     """
+    # The counting below is kept rather than scikit-learn's ``roc_curve``: that curve only
+    # visits the seen scores (not the midpoints or a caller's candidates) and warns when a
+    # class is missing, while two sorted searches give every candidate's counts at once.
     gold, values = _usable(labels, scores)
     if candidates is not None:
         grid = np.array([float(c) for c in candidates], dtype=np.float64)

@@ -316,6 +316,9 @@ SNAPSHOT_TASKS: dict[str, SnapshotTask] = {
 LEFT_OUT: dict[str, str] = {
     "hello": "the smoke task: two hard-coded questions scored by `includes`, which checks the "
     "call path and measures nothing of the suite",
+    "judge_agreement": "it measures a judge against people's labels, which the package does not "
+    "ship (the published files are read where the user has them); its figures are pinned by "
+    "tests/tasks/test_judge_agreement_task.py and, for the embedded judge, by its judge cards",
 }
 """`tasks/` files without a snapshot, and why."""
 

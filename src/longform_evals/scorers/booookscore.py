@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
 from inspect_ai.model import Model, get_model
@@ -102,6 +103,64 @@ def _explanation(verdicts: Sequence[SentenceVerdict], check: TextCheck) -> str:
     return explanation
 
 
+@dataclass(frozen=True)
+class CoherenceJudging:
+    """How the scorer asks its judge: the scorer's arguments, checked, applied to sentences.
+
+    The judge-agreement task asks its judge through this too, so its verdicts are the ones
+    the BooookScore scorer would give."""
+
+    mode: ScorerMode = "auto"
+    batch_size: int = 10
+    max_attempts: int = 3
+    cache: bool = True
+    prompts_dir: str | None = None
+    calibration: str | None = None
+    threshold: float | None = None
+    layout: SentenceLayout = "quoted"
+
+    def __post_init__(self) -> None:
+        if self.layout not in get_args(SentenceLayout):
+            raise ValueError(f"unknown layout {self.layout!r}; expected 'numbered' or 'quoted'")
+        if self.mode not in get_args(ScorerMode):
+            raise ValueError(
+                f"unknown mode {self.mode!r}; expected one of {', '.join(get_args(ScorerMode))}"
+            )
+
+    async def judge(
+        self, judge: Model, sentences: list[str]
+    ) -> tuple[list[SentenceVerdict], int, dict[str, Any]]:
+        """Verdicts on `sentences`, the judge calls made, and what the metadata should say of
+        how they were asked (`mode`, and the calibration or the layout)."""
+        resolved = resolve_mode(self.mode, judge)
+        extra: dict[str, Any] = {"mode": resolved}
+        if resolved == "probe":
+            probe_settings = ProbeSettings(
+                cache=self.cache,
+                prompts_dir=self.prompts_dir,
+                calibration=self.calibration,
+                threshold=self.threshold,
+            )
+            extra["calibration"] = thresholds_for(str(judge), probe_settings)[1]
+            verdicts, calls = await probe_summary(judge, sentences, probe_settings)
+            return verdicts, calls, extra
+        verdicts, calls = await judge_summary(
+            judge,
+            sentences,
+            JudgeSettings(
+                mode=resolved,
+                batch_size=self.batch_size,
+                max_attempts=self.max_attempts,
+                cache=self.cache,
+                prompts_dir=self.prompts_dir,
+                layout=self.layout,
+            ),
+        )
+        if resolved == "sentence":
+            extra["layout"] = self.layout
+        return verdicts, calls, extra
+
+
 @scorer(metrics=_METRICS)
 def booookscore(
     mode: ScorerMode = "auto",
@@ -131,46 +190,31 @@ def booookscore(
             or the experimental `numbered` (the summary as numbered lines, each call naming
             its sentence by number: a few new prompt tokens per call; docs/booookscore.md).
     """
-    if layout not in get_args(SentenceLayout):
-        raise ValueError(f"unknown layout {layout!r}; expected 'numbered' or 'quoted'")
+    judging = CoherenceJudging(
+        mode=mode,
+        batch_size=batch_size,
+        max_attempts=max_attempts,
+        cache=cache,
+        prompts_dir=prompts_dir,
+        calibration=calibration,
+        threshold=threshold,
+        layout=layout,
+    )
 
     async def score(state: TaskState, target: Target) -> Score:
         summary = state.output.completion if state.output else ""
         check = check_text(summary, judged=True)
-        sentences = check.sentences
         judge = get_model(role="grader")
-        resolved = resolve_mode(mode, judge)
         if check.problem:
-            return _unjudged_score(summary, check, resolved, str(judge))
-        extra: dict[str, Any] = {}
-        if resolved == "probe":
-            probe_settings = ProbeSettings(
-                cache=cache, prompts_dir=prompts_dir, calibration=calibration, threshold=threshold
-            )
-            extra["calibration"] = thresholds_for(str(judge), probe_settings)[1]
-            verdicts, calls = await probe_summary(judge, sentences, probe_settings)
-        else:
-            verdicts, calls = await judge_summary(
-                judge,
-                sentences,
-                JudgeSettings(
-                    mode=resolved,
-                    batch_size=batch_size,
-                    max_attempts=max_attempts,
-                    cache=cache,
-                    prompts_dir=prompts_dir,
-                    layout=layout,
-                ),
-            )
-            if resolved == "sentence":
-                extra["layout"] = layout
+            return _unjudged_score(summary, check, resolve_mode(mode, judge), str(judge))
+        verdicts, calls, extra = await judging.judge(judge, check.sentences)
         values = booookscore_values(verdicts, calls)
         return Score(
             value={**values, **check.values(values["booookscore"])},
             answer=summary,
             explanation=_explanation(verdicts, check),
             metadata={
-                "mode": resolved,
+                "mode": extra.pop("mode"),
                 "judge": str(judge),
                 **extra,
                 **check.metadata(),

@@ -129,8 +129,11 @@ class _Judged:
 
 
 @dataclass(frozen=True)
-class _Faithfulness:
-    """The scorer's fixed configuration (the factory's checked arguments) and its steps."""
+class FaithfulnessJudging:
+    """The scorer's fixed configuration (the factory's checked arguments) and its steps.
+
+    The judge-agreement task judges human-labelled sentences through this too (`build`,
+    `sentence_support`), so its verdicts are the ones this scorer would give."""
 
     judge: SupportJudge
     doc_merge: Merge
@@ -139,9 +142,55 @@ class _Faithfulness:
     include_full: bool
     threshold: float | None
 
+    @classmethod
+    def build(
+        cls,
+        judge: str = "llm",
+        doc_merge: Merge = "max",
+        sentence_merge: Merge = "mean",
+        chunking: str | None = None,
+        include_full: bool = False,
+        threshold: float | None = None,
+        judge_options: JudgeOptions | Mapping[str, Any] | None = None,
+    ) -> FaithfulnessJudging:
+        """The configuration of the factory's arguments, checked (see :func:`faithfulness`)."""
+        _check_options(judge, doc_merge, sentence_merge, chunking)
+        return cls(
+            judge=support_judge(judge, JudgeOptions.of(judge_options)),
+            doc_merge=doc_merge,
+            sentence_merge=sentence_merge,
+            chunking=chunking,
+            include_full=include_full,
+            threshold=threshold,
+        )
+
     @property
     def aggregation(self) -> str:
         return f"{self.doc_merge}_{self.sentence_merge}"
+
+    async def sentence_support(
+        self, state: TaskState, sentences: list[str]
+    ) -> tuple[list[float | None], float, dict[str, Any]]:
+        """Support of each given sentence by the sample's documents (AGG_D over them; None
+        where no answer was readable), the calibrated sentence threshold, and metadata saying
+        how they were judged. Each sentence is judged on its own, so any subset may be asked."""
+        documents = sample_documents(state.metadata, state.sample_id)
+        judge = self.resolve()
+        judged = await self.judge_sample(state, documents, sentences, judge)
+        matrix = SupportMatrix.from_rows(judged.rows, full=judged.full)
+        supports = [
+            None if math.isnan(v) else float(v)
+            for v in matrix.sentence_scores(self.doc_merge).tolist()
+        ]
+        meta = {
+            "judge": judge.setup.name,
+            "prompt": judge.setup.prompt,
+            "chunking": judge.chunking,
+            "calibration": judge.setup.calibration.source,
+            "sentence_threshold": judge.sentence_threshold,
+            "matrix": judged.rows,
+        }
+        return supports, judge.sentence_threshold, meta
 
     def resolve(self) -> _Resolved:
         """The judge as it stands for this sample, the chunking and the thresholds."""
@@ -317,14 +366,8 @@ def faithfulness(
         `scored` (see `longform_evals.scorers.unscorable`); metadata holds the matrix,
         attribution, the position profiles, the thresholds and where they came from.
     """
-    _check_options(judge, doc_merge, sentence_merge, chunking)
-    config = _Faithfulness(
-        judge=support_judge(judge, JudgeOptions.of(judge_options)),
-        doc_merge=doc_merge,
-        sentence_merge=sentence_merge,
-        chunking=chunking,
-        include_full=include_full,
-        threshold=threshold,
+    config = FaithfulnessJudging.build(
+        judge, doc_merge, sentence_merge, chunking, include_full, threshold, judge_options
     )
 
     async def score(state: TaskState, target: Target) -> Score:

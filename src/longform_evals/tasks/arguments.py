@@ -52,7 +52,7 @@ def strict_parameters(func: Callable[P, R]) -> Callable[P, R]:
     return checked
 
 
-PATH_PARAMETERS = ("data", "data_dir", "prompts_dir")
+PATH_PARAMETERS = ("data", "data_dir", "prompts_dir", "books", "calibration")
 """Task parameters that name files or folders."""
 
 

@@ -1,0 +1,140 @@
+"""Judge agreement: how far a judge agrees with people's labels, before its scores are trusted.
+
+    inspect eval longform_evals/judge_agreement --model none \
+        --model-role grader=gguf/qwen2.5-coder-1.5b \
+        -T kind=coherence -T data=summary-gpt4-4096-hier.json
+    inspect eval longform_evals/judge_agreement --model none --model-role grader=openai/gpt-4o \
+        -T kind=faithfulness -T data=LongSciVerify/
+
+The summaries and people's labels come from the data (`longform_evals.data.judge_labels`
+reads BooookScore span annotations, LongSciVerify, FABLES and LongFormFact in their published
+formats); nothing is generated. The judge (the `grader` role, else the `--model`) is asked about
+every labelled unit exactly as the suite's scorers ask it, and the task reports, each with a
+95 % bootstrap interval over summaries: precision, recall and F1 of its flags, balanced
+accuracy at its own threshold, ROC AUC of its probability, Cohen's kappa against each
+annotator and Krippendorff's alpha (the annotators' own agreement beside it as the ceiling),
+the flag rates, and Kendall's tau between people's and the judge's per-summary scores (and
+per-system means). `longform judge-card` runs this task and writes the figures as a card.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from inspect_ai import Task, task
+from inspect_ai.dataset import MemoryDataset, Sample
+
+from longform_evals.data.judge_labels import JudgeLabelSet, load_judge_labels
+from longform_evals.judges.coherence import SentenceLayout
+from longform_evals.scorers.booookscore import ScorerMode
+from longform_evals.scorers.judge_agreement import KINDS, Kind
+from longform_evals.scorers.judge_agreement import judge_agreement as agreement
+from longform_evals.solvers.summarize.given import given_summary
+from longform_evals.tasks.arguments import strict_parameters
+
+
+def _by_budget(samples: list[Sample], budget: int | None) -> list[Sample]:
+    """At most `budget` summaries, the same ones on every run: the lowest hashes of their ids,
+    so a budget spreads over books and systems instead of taking the first of the file."""
+    if budget is None:
+        return samples
+    if budget < 1:
+        raise ValueError(f"budget must be at least 1 summary, got {budget}")
+    ranked = sorted(samples, key=lambda s: hashlib.sha256(str(s.id).encode()).hexdigest())
+    keep = {id(s) for s in ranked[:budget]}
+    return [s for s in samples if id(s) in keep]
+
+
+def _check_fits(labels: JudgeLabelSet, kind: Kind) -> None:
+    """Refuse data of the other kind, and faithfulness data without source text."""
+    if labels.kind != kind:
+        raise ValueError(
+            f"{labels.source} holds {labels.kind} labels ({labels.format}); "
+            f"kind={kind} needs {kind} labels"
+        )
+    if kind == "faithfulness":
+        bare = [s.id for s in labels.samples if not (s.metadata or {}).get("document")]
+        if bare:
+            raise ValueError(
+                f"{len(bare)} summaries of {labels.source} have no source text (e.g. {bare[0]!r}):"
+                " a faithfulness judge needs it (FABLES: give the books with -T books=FOLDER)"
+            )
+
+
+@task
+@strict_parameters
+def judge_agreement(
+    kind: Kind = "coherence",
+    data: str | None = None,
+    budget: int | None = None,
+    mode: ScorerMode = "auto",
+    layout: SentenceLayout = "quoted",
+    calibration: str | None = None,
+    threshold: float | None = None,
+    judge: str = "llm",
+    chunking: str | None = None,
+    books: str | None = None,
+    prompts_dir: str | None = None,
+) -> Task:
+    """A judge's agreement with people's labels on a human-labelled set.
+
+    Args:
+        kind: `coherence` (the BooookScore judge; data: BooookScore human annotations) or
+            `faithfulness` (a support judge; data: LongSciVerify, FABLES, LongFormFact).
+        data: the labelled data, as published: a BooookScore annotation JSON, the
+            LongSciVerify folder (reviewer CSVs and `arxiv_test.json`), a FABLES JSON(L)
+            file, a LongFormFact `.jsonl` file or folder.
+        budget: judge at most this many summaries (a fixed choice by id hash, spread over
+            books and systems); all when omitted.
+        mode: coherence: the BooookScore scorer's mode (`auto`, `probe`, `sentence`, `batched`).
+        layout: coherence, `sentence` mode: the prompt layout (`quoted` or `numbered`).
+        calibration: coherence, `probe` mode: a thresholds file instead of the packaged one.
+        threshold: one threshold instead of the calibrated ones (coherence `probe` mode: for
+            every probe; faithfulness: the support threshold).
+        judge: faithfulness: the support judge (`llm`, or a MiniCheck judge).
+        chunking: faithfulness: how the judge reads the source (`natural`, `tokens:N`,
+            `words:N`); default: the judge's calibration.
+        books: FABLES: a folder of the books' texts (`<title>.txt`), which FABLES does not
+            publish.
+        prompts_dir: folder overriding the judges' prompt templates.
+    """
+    if kind not in KINDS:
+        raise ValueError(f"unknown kind {kind!r}; expected 'coherence' or 'faithfulness'")
+    if data is None:
+        raise ValueError(
+            "judge_agreement needs -T data=...: BooookScore human annotations (kind=coherence),"
+            " or LongSciVerify, FABLES or LongFormFact files (kind=faithfulness); "
+            "docs/judges.md says where each is published"
+        )
+    options: dict[str, Any] = {"books": books} if books is not None else {}
+    labels = load_judge_labels(data, kind=kind, **options)
+    _check_fits(labels, kind)
+    samples = _by_budget(labels.samples, budget)
+    if not samples:
+        raise ValueError(f"{labels.source}: no labelled summary to judge")
+    return Task(
+        dataset=MemoryDataset(samples, name=f"judge_agreement_{kind}"),
+        solver=given_summary(),
+        scorer=agreement(
+            kind=kind,
+            mode=mode,
+            layout=layout,
+            calibration=calibration,
+            threshold=threshold,
+            support_judge=judge,
+            chunking=chunking,
+            prompts_dir=prompts_dir,
+        ),
+        metadata={
+            "kind": kind,
+            "data": labels.source,
+            "format": labels.format,
+            "annotators": labels.annotators,
+            "summaries": len(samples),
+            "summaries_in_data": len(labels.samples),
+            "budget": budget,
+            "skipped": [{"where": s.where, "reason": s.reason} for s in labels.skipped],
+        },
+        version="1.0.0",
+    )

@@ -1,0 +1,200 @@
+"""The judge-agreement task end to end with a scripted judge on hand-made labelled data."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from inspect_ai import eval as inspect_eval
+from inspect_ai.log import EvalLog
+from inspect_ai.model import get_model
+
+from longform_evals.tasks.judge_agreement import judge_agreement
+
+# Two books; the judge flags exactly the sentences holding "Zorb" (a name never introduced).
+BOOKS = {
+    "lamp.epub": {
+        "summary": "Mara keeps the lighthouse. Zorb fixes the lamp. Mara thanks her brother.",
+        "singles": [
+            {"id": "a1", "span": "Zorb", "questions": "Who is Zorb?", "labels": ["entity omission"]}
+        ],
+        "relations": [],
+    },
+    "ship.epub": {
+        "summary": "Tom sails north. The ship sinks near Zorb. Tom swims home. Tom rests.",
+        "singles": [
+            {"id": "b1", "span": "Zorb", "questions": "Where?", "labels": ["entity omission"]},
+            {"id": "b2", "span": "Tom rests.", "questions": "Why?", "labels": ["salience"]},
+        ],
+        "relations": [],
+    },
+}
+SENTENCE_RULES: list[dict[str, Any]] = [
+    {
+        "pattern": r"(?s)Sentence to judge:\s*<sentence>[^<]*Zorb",
+        "response": "Questions: Who is Zorb?\nTypes: entity omission",
+    },
+    {"pattern": "Sentence to judge", "response": "No confusion."},
+    {"default": "No confusion."},
+]
+
+
+def _run(tmp_path: Path, rules: list[dict[str, Any]], **task_args: Any) -> EvalLog:
+    [log] = inspect_eval(
+        judge_agreement(**task_args),
+        model=get_model("scripted/judge", rules=json.dumps(rules)),
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+    )
+    assert log.status == "success", log.error
+    return log
+
+
+def _metrics(log: EvalLog) -> dict[str, float]:
+    assert log.results is not None
+    out: dict[str, float] = {}
+    for score in log.results.scores:
+        for name, m in score.metrics.items():
+            out[f"{score.name}/{name.split('/')[-1]}"] = m.value
+    return out
+
+
+def _coherence_data(tmp_path: Path) -> Path:
+    path = tmp_path / "summary-gpt4-4096-hier.json"
+    path.write_text(json.dumps(BOOKS), encoding="utf-8")
+    return path
+
+
+def test_coherence_agreement_figures_and_unit_rows(tmp_path: Path) -> None:
+    data = _coherence_data(tmp_path)
+    log = _run(tmp_path, SENTENCE_RULES, kind="coherence", data=str(data), mode="sentence")
+    m = _metrics(log)
+    # People flagged 3 of 7 sentences; the judge the 2 with "Zorb", both flagged by people.
+    assert m["agreement/agreement_card_precision"] == 1.0
+    assert m["agreement/agreement_card_recall"] == pytest.approx(2 / 3)
+    assert m["agreement/agreement_card_human_flag_rate"] == pytest.approx(3 / 7)
+    assert m["agreement/agreement_card_judge_flag_rate"] == pytest.approx(2 / 7)
+    assert m["units/count"] == 7.0
+    assert m["unjudged_units/count"] == 0.0
+    low, high = m["agreement/agreement_card_recall_low"], m["agreement/agreement_card_recall_high"]
+    assert low <= m["agreement/agreement_card_recall"] <= high
+    assert log.samples is not None
+    by_id = {str(s.id): s for s in log.samples}
+    ship = by_id["booookscore/gpt4-4096-hier/ship.epub"].scores["judge_agreement"]  # type: ignore[index]
+    assert ship.metadata is not None
+    units = ship.metadata["units"]
+    assert [u["human"]["annotators"] for u in units] == [0, 1, 0, 1]
+    assert [u["judge_flag"] for u in units] == [False, True, False, False]
+    assert ship.metadata["mode"] == "sentence"
+    assert log.eval.metadata is not None
+    assert log.eval.metadata["format"] == "booookscore"
+
+
+def test_a_judge_that_flags_nothing_is_not_rewarded(tmp_path: Path) -> None:
+    data = _coherence_data(tmp_path)
+    rules = [{"default": "No confusion."}]
+    m = _metrics(_run(tmp_path, rules, kind="coherence", data=str(data), mode="sentence"))
+    assert m["agreement/agreement_card_recall"] == 0.0
+    assert m["agreement/agreement_card_balanced_accuracy"] == 0.5
+    assert m["agreement/agreement_card_kappa_judge_mean"] == 0.0
+
+
+def test_unreadable_verdicts_are_counted_not_dropped(tmp_path: Path) -> None:
+    data = _coherence_data(tmp_path)
+    rules = [
+        {
+            "pattern": r"(?s)Sentence to judge:\s*<sentence>[^<]*Zorb",
+            "where": "all",
+            "response": "maybe?",
+        },
+        {"default": "No confusion."},
+    ]
+    m = _metrics(_run(tmp_path, rules, kind="coherence", data=str(data), mode="sentence"))
+    assert m["unjudged_units/count"] == 2.0
+    assert m["units/count"] == 7.0
+
+
+def _longsciverify(folder: Path) -> Path:
+    folder.mkdir()
+    article = {
+        "article_id": "0806.4325",
+        "article_text": ["the lattice is stable .", "we compute its phases ."],
+        "abstract_text": ["<S> a lattice . </S>"],
+        "labels": None,
+        "section_names": ["introduction"],
+        "sections": [["the lattice is stable ."]],
+    }
+    (folder / "arxiv_test.json").write_text(json.dumps([article]), encoding="utf-8")
+    summaries = {
+        "gencomparesumabs": "the lattice is stable . the lattice is wrong . it has phases .",
+        "dancersum": "we compute its phases . the lattice is wrong . it is stable . more .",
+        "section_conditional": "introduction:    the lattice is stable .",
+    }
+    row: dict[str, str] = {"id": "806.4325", **summaries}
+    for k in (1, 2, 3):
+        row |= {f"model_{k}_coherence": str(k), f"model_{k}_fluency": str(k)}
+        for j in (1, 2, 3):
+            # The second sentence of models 1 and 2 is unfaithful; model 3 has one sentence.
+            value = "" if k == 3 and j > 1 else ("0" if j == 2 else "1")
+            row[f"model_{k}_sent_{j}_factuality"] = value
+    for r in (1, 2, 3):
+        buffer = io.StringIO()
+        writer = csv.DictWriter(buffer, fieldnames=list(row), lineterminator="\r\n")
+        writer.writeheader()
+        writer.writerow(row)
+        (folder / f"arxiv_reviewer_{r}.csv").write_text(
+            "\ufeff" + buffer.getvalue(), encoding="utf-8"
+        )
+    return folder
+
+
+FAITH_RULES: list[dict[str, Any]] = [
+    {
+        "pattern": r"(?s)<statement>[^<]*wrong",
+        "response": "No.",
+        "top_logprobs": {"No": -0.05, "Yes": -3.0},
+    },
+    {"pattern": "<statement>", "response": "Yes.", "top_logprobs": {"Yes": -0.05, "No": -3.0}},
+    {"default": "Yes."},
+]
+
+
+def test_faithfulness_agreement_on_longsciverify_rows(tmp_path: Path) -> None:
+    data = _longsciverify(tmp_path / "LongSciVerify")
+    log = _run(tmp_path, FAITH_RULES, kind="faithfulness", data=str(data), threshold=0.5)
+    m = _metrics(log)
+    assert m["agreement/agreement_card_precision"] == 1.0
+    assert m["agreement/agreement_card_recall"] == 1.0
+    assert m["agreement/agreement_card_roc_auc"] == 1.0
+    # Three reviewers who agree everywhere: their own kappa is 1.
+    assert m["agreement/agreement_card_kappa_annotators_mean"] == 1.0
+    # 3 + 3 + 1 rated sentences; the unrated fourth sentence of dancersum is not asked.
+    assert m["rated_units/count"] == 7.0
+    assert log.samples is not None
+    dancer = next(s for s in log.samples if str(s.id).endswith("dancersum"))
+    meta = dancer.scores["judge_agreement"].metadata  # type: ignore[index]
+    assert meta is not None
+    assert [u["judge_flag"] for u in meta["units"]] == [False, True, False, None]
+
+
+def test_wrong_kind_missing_data_and_sourceless_faithfulness_are_errors(tmp_path: Path) -> None:
+    data = _coherence_data(tmp_path)
+    with pytest.raises(ValueError, match="coherence"):
+        judge_agreement(kind="faithfulness", data=str(data))
+    with pytest.raises(ValueError, match="needs -T data"):
+        judge_agreement(kind="coherence")
+    with pytest.raises(ValueError, match="unknown kind"):
+        judge_agreement(kind="fluency", data=str(data))  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="budget"):
+        judge_agreement(kind="coherence", data=str(data), budget=0)
+
+
+def test_budget_keeps_the_same_summaries(tmp_path: Path) -> None:
+    data = _coherence_data(tmp_path)
+    first = [s.id for s in judge_agreement(kind="coherence", data=str(data), budget=1).dataset]
+    again = [s.id for s in judge_agreement(kind="coherence", data=str(data), budget=1).dataset]
+    assert first == again and len(first) == 1
