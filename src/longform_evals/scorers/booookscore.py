@@ -31,13 +31,14 @@ from longform_evals.judges.coherence import (
     SentenceVerdict,
     judge_summary,
 )
+from longform_evals.judges.coherence_fitted import fitted_summary, load_fitted
 from longform_evals.judges.coherence_probe import ProbeSettings, probe_summary, thresholds_for
 from longform_evals.judges.coherence_types import ERROR_TYPES
 from longform_evals.models.replay import stands_for
 from longform_evals.scorers.limited import unless_limited
 from longform_evals.scorers.unscorable import TextCheck, check_text, unscorable_metrics
 
-ScorerMode = Literal["auto", "sentence", "batched", "probe"]
+ScorerMode = Literal["auto", "sentence", "batched", "probe", "fitted"]
 
 _METRICS: dict[str, list[Any]] = {
     "booookscore": [mean(), stderr()],
@@ -71,7 +72,9 @@ def booookscore_values(verdicts: list[SentenceVerdict], judge_calls: int) -> dic
     return values
 
 
-def resolve_mode(mode: ScorerMode, model: Model) -> Literal["sentence", "batched", "probe"]:
+def resolve_mode(
+    mode: ScorerMode, model: Model
+) -> Literal["sentence", "batched", "probe", "fitted"]:
     """`auto`: log-probability probes for embedded local judges (or a replay of one), the
     paper's method otherwise."""
     if mode != "auto":
@@ -134,6 +137,18 @@ class CoherenceJudging:
         how they were asked (`mode`, and the calibration or the layout)."""
         resolved = resolve_mode(self.mode, judge)
         extra: dict[str, Any] = {"mode": resolved}
+        if resolved == "fitted":
+            fitted = load_fitted(str(judge), self.calibration)
+            if fitted is None:
+                raise ValueError(
+                    f"no fitted coherence judge is packaged for {judge}: use mode=probe, or fit "
+                    "one on people's labels (benchmarks/coherence_human_fit.py) and pass it as "
+                    "calibration=FILE"
+                )
+            extra["calibration"] = fitted.source
+            settings = ProbeSettings(cache=self.cache, prompts_dir=self.prompts_dir)
+            verdicts, calls = await fitted_summary(judge, sentences, settings, fitted)
+            return verdicts, calls, extra
         if resolved == "probe":
             probe_settings = ProbeSettings(
                 cache=self.cache,
@@ -178,13 +193,16 @@ def booookscore(
         mode: `sentence` (one call per sentence, the paper's method), `batched` (N numbered
             sentences per call, JSON answers), `probe` (yes/no questions per error type read
             from log-probabilities with calibrated thresholds; made for small local judges),
-            or `auto` (`probe` for `gguf/` judges, `sentence` otherwise).
+            `fitted` (the probes and cheap text signals weighed by a model fitted on people's
+            labels, `judges/coherence_fitted.py`), or `auto` (`probe` for `gguf/` judges,
+            `sentence` otherwise).
         batch_size: sentences per call in `batched` mode.
         max_attempts: calls per sentence (or batch) before a verdict counts as a parse failure.
         cache: cache judge calls (Inspect's model cache), so a summary can be re-scored
             without new calls.
         prompts_dir: folder overriding the `booookscore/` prompt templates.
-        calibration: `probe` mode thresholds file (default: the packaged one for the judge).
+        calibration: `probe` mode thresholds file, or `fitted` mode model file (default: the
+            packaged one for the judge).
         threshold: `probe` mode: one threshold for every type, overriding the calibration.
         layout: `sentence` mode prompt: `quoted` (each call ends with the sentence's own text)
             or the experimental `numbered` (the summary as numbered lines, each call naming

@@ -1,0 +1,377 @@
+"""How well coherence judges agree with people on BooookScore's human span annotations.
+
+    python benchmarks/coherence_human_fit.py --collect --books 20   # probe the judge (slow)
+    python benchmarks/coherence_human_fit.py                        # cross-validated figures
+
+People's labels: the BooookScore authors' span annotations of GPT-4 hierarchical summaries
+(`../shared/data/human_labels/booookscore/summary-gpt4-4096-hier.json`, read by
+`longform_evals.data.booookscore_annotations`: a sentence is flagged when a span covers it).
+`--collect` asks the judge every probe of the probe layout about every sentence of the first
+`--books` summaries (in the order `judge_agreement -T budget=N` picks them, so a card over the
+same budget reuses the cached calls) and appends the answers to `--probes` (resumable).
+Without it, every variant below is scored with 5-fold cross-validation grouped by book (a
+book's sentences are never split between fitting and scoring), its out-of-fold verdicts fed
+to `longform_evals.analysis.judge_agreement` for the figures and their bootstrap intervals:
+
+- `probe (shipped)`: the packaged probe calibration (planted-error set), as the scorer asks;
+- `max of all probes`: the largest probe signal (no fit), AUC only;
+- `fit: probes`, `fit: cheap signals`, `fit: probes + cheap`, `fit: shipped probes + cheap`:
+  logistic regressions (scikit-learn) on the probe signals and/or the text signals of
+  `longform_evals.analysis.coherence_features`, the threshold chosen on the fitting folds for
+  the best balanced accuracy whose flag rate stays within 10 points of people's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from longform_evals.analysis.coherence_features import FEATURES, sentence_features
+from longform_evals.analysis.judge_agreement import SummaryRow, Unit, agreement_figures
+from longform_evals.data.booookscore_annotations import load_booookscore_annotations
+from longform_evals.judges.coherence_probe import (
+    PROBES,
+    ProbeSettings,
+    probe_sentence,
+    probe_signal,
+    thresholds_for,
+)
+from longform_evals.tasks.judge_agreement import _by_budget
+
+REPO = Path(__file__).resolve().parent.parent
+DEFAULT_DATA = REPO.parent / "shared/data/human_labels/booookscore/summary-gpt4-4096-hier.json"
+MODEL = "gguf/qwen2.5-coder-1.5b"
+PROBE_NAMES = tuple(p.name for p in PROBES)
+MAX_RATE_GAP = 0.10
+
+
+@dataclass
+class Book:
+    id: str
+    sentences: list[str]
+    flags: list[int]
+
+
+def load_books(path: Path) -> list[Book]:
+    labels = load_booookscore_annotations(path)
+    books = []
+    for s in _by_budget(labels.samples, len(labels.samples)):
+        meta = s.metadata or {}
+        flags = [int(f or 0) for f in meta["flags"]["annotators"]]
+        books.append(Book(str(s.id), list(meta["summary_sentences"]), flags))
+    # The budget order: the first N are what `-T budget=N` judges.
+    order = {str(s.id): i for i, s in enumerate(sorted(labels.samples, key=_budget_key))}
+    return sorted(books, key=lambda b: order[b.id])
+
+
+def _budget_key(sample: Any) -> str:
+    import hashlib
+
+    return hashlib.sha256(str(sample.id).encode()).hexdigest()
+
+
+async def collect(books: Sequence[Book], out: Path, model_name: str) -> None:
+    from inspect_ai.model import get_model
+
+    done: set[tuple[str, int]] = set()
+    if out.exists():
+        for line in out.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            done.add((row["book"], row["index"]))
+    model = get_model(model_name)
+    settings = ProbeSettings()
+    start = time.perf_counter()
+    with out.open("a", encoding="utf-8") as f:
+        for book in books:
+            for i in range(len(book.sentences)):
+                if (book.id, i) in done:
+                    continue
+                p_yes, _ = await probe_sentence(model, book.sentences, i, settings)
+                f.write(json.dumps({"book": book.id, "index": i, "p_yes": p_yes}) + "\n")
+                f.flush()
+            print(f"{book.id}: {time.perf_counter() - start:.0f} s", flush=True)
+
+
+def read_probes(path: Path) -> dict[tuple[str, int], dict[str, float | None]]:
+    out = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        out[(row["book"], row["index"])] = row["p_yes"]
+    return out
+
+
+FloatArray = npt.NDArray[np.float64]
+
+
+def probe_signals(p_yes: dict[str, float | None]) -> list[float]:
+    """Each probe's P(problem); a probe not asked (the first sentence) or unread counts 0."""
+    out = []
+    for probe in PROBES:
+        p = p_yes.get(probe.name)
+        out.append(0.0 if p is None else probe_signal(p, probe))
+    return out
+
+
+@dataclass
+class Table:
+    books: list[str]
+    index: list[int]
+    y: npt.NDArray[np.int_]
+    probes: FloatArray
+    cheap: FloatArray
+
+
+def build(
+    books: Sequence[Book], probes: dict[tuple[str, int], dict[str, float | None]] | None
+) -> Table:
+    rows_b, rows_i, ys, ps, cs = [], [], [], [], []
+    for book in books:
+        feats = sentence_features(book.sentences)
+        for i, flag in enumerate(book.flags):
+            p = None if probes is None else probes.get((book.id, i))
+            if probes is not None and p is None:
+                continue
+            rows_b.append(book.id)
+            rows_i.append(i)
+            ys.append(flag)
+            ps.append(probe_signals(p or {}))
+            cs.append(feats[i])
+    return Table(rows_b, rows_i, np.array(ys), np.array(ps, dtype=float), np.array(cs, dtype=float))
+
+
+def choose_threshold(y: npt.NDArray[np.int_], p: FloatArray) -> float:
+    """The threshold of best balanced accuracy whose flag rate is within MAX_RATE_GAP of the
+    labels' rate (the best overall when none is)."""
+    from sklearn.metrics import balanced_accuracy_score
+
+    rate = float(y.mean())
+    best, best_any = (-1.0, 0.5), (-1.0, 0.5)
+    for t in np.unique(np.quantile(p, np.linspace(0.01, 0.99, 99))):
+        flags = p >= t
+        bacc = float(balanced_accuracy_score(y, flags))
+        if bacc > best_any[0]:
+            best_any = (bacc, float(t))
+        if abs(flags.mean() - rate) <= MAX_RATE_GAP and bacc > best[0]:
+            best = (bacc, float(t))
+    return best[1] if best[0] >= 0 else best_any[1]
+
+
+def fitted_cv(
+    table: Table, x: FloatArray, folds: int = 5
+) -> tuple[FloatArray, npt.NDArray[np.bool_]]:
+    """Out-of-fold probabilities and flags of a logistic regression on `x`."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import GroupKFold
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    p = np.zeros(len(table.y))
+    flags = np.zeros(len(table.y), dtype=bool)
+    for train, test in GroupKFold(folds).split(x, table.y, groups=table.books):
+        model = make_pipeline(StandardScaler(), LogisticRegression(C=0.5, max_iter=1000))
+        model.fit(x[train], table.y[train])
+        threshold = choose_threshold(table.y[train], model.predict_proba(x[train])[:, 1])
+        p[test] = model.predict_proba(x[test])[:, 1]
+        flags[test] = p[test] >= threshold
+    return p, flags
+
+
+def figures(table: Table, p: FloatArray | None, flags: npt.NDArray[np.bool_]) -> dict[str, Any]:
+    units = [
+        Unit(
+            b, {"annotators": int(y)}, bool(f), None if p is None else float(min(1.0, max(0.0, q)))
+        )
+        for b, y, f, q in zip(
+            table.books, table.y, flags, p if p is not None else [0.0] * len(flags), strict=True
+        )
+    ]
+    rows = []
+    for book in sorted(set(table.books)):
+        mask = np.array([b == book for b in table.books])
+        rows.append(
+            SummaryRow(
+                book,
+                "gpt4-4096-hier",
+                book,
+                1 - float(table.y[mask].mean()),
+                1 - float(flags[mask].mean()),
+            )
+        )
+    out: dict[str, Any] = agreement_figures(units, rows, n_boot=1000, seed=0).as_dict()["figures"]
+    return out
+
+
+def show(name: str, f: dict[str, Any]) -> None:
+    def cell(key: str) -> str:
+        v = f[key]
+        if v["value"] is None:
+            return "n/a"
+        low, high = v["low"], v["high"]
+        interval = "" if low is None else f" [{low:.2f}, {high:.2f}]"
+        return f"{v['value']:.2f}{interval}"
+
+    print(
+        f"| {name} | {cell('roc_auc')} | {cell('balanced_accuracy')} | {cell('precision')} | "
+        f"{cell('recall')} | {cell('judge_flag_rate')} | {cell('human_flag_rate')} | "
+        f"{cell('kendall_tau_summaries')} |"
+    )
+
+
+def shipped_probe(
+    table: Table, p_yes_rows: list[dict[str, float | None]]
+) -> tuple[FloatArray, npt.NDArray[np.bool_]]:
+    thresholds, _ = thresholds_for(MODEL, ProbeSettings())
+    p = np.zeros(len(p_yes_rows))
+    flags = np.zeros(len(p_yes_rows), dtype=bool)
+    for k, p_yes in enumerate(p_yes_rows):
+        signals = [
+            (probe_signal(v, probe), thresholds[probe.name].threshold)
+            for probe in PROBES
+            if thresholds[probe.name].enabled and (v := p_yes.get(probe.name)) is not None
+        ]
+        p[k] = max((s for s, _ in signals), default=0.0)
+        flags[k] = any(s >= t for s, t in signals)
+    return p, flags
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--probes", type=Path, default=Path("coherence_probes.jsonl"))
+    parser.add_argument("--collect", action="store_true")
+    parser.add_argument("--books", type=int, default=20)
+    parser.add_argument("--model", default=MODEL)
+    parser.add_argument("--write", choices=list(variants()), help="fit this variant on all books")
+    args = parser.parse_args()
+    if not args.data.exists():
+        sys.exit(f"no annotations at {args.data} (BooookScore's human annotations)")
+    books = load_books(args.data)
+    if args.collect:
+        asyncio.run(collect(books[: args.books], args.probes, args.model))
+        return
+
+    header = "ROC AUC | BACC | precision | recall | judge flags | people's flags | tau (summaries)"
+    print(f"| variant | {header} |")
+    print("|---|---|---|---|---|---|---|---|")
+    cheap_all = build(books, None)
+    p, flags = fitted_cv(cheap_all, cheap_all.cheap)
+    show(f"fit: cheap signals, all {len(books)} books", figures(cheap_all, p, flags))
+    if not args.probes.exists():
+        print(f"(no probe answers at {args.probes}: run --collect first for the probe variants)")
+        return
+    probes = read_probes(args.probes)
+    table = build(books, probes)
+    n_books = len(set(table.books))
+    rows = [probes[(b, i)] for b, i in zip(table.books, table.index, strict=True)]
+    p, flags = shipped_probe(table, rows)
+    show(f"probe (shipped), {n_books} books", figures(table, p, flags))
+    show(
+        "max of all probes (no fit)",
+        figures(table, table.probes.max(axis=1), table.probes.max(axis=1) >= 0.5),
+    )
+    results = {}
+    for name, columns in variants().items():
+        x = select(table, columns)
+        p, flags = fitted_cv(table, x)
+        results[name] = figures(table, p, flags)
+        show(name, results[name])
+    if args.write:
+        write(table, args.write, results[args.write], n_books, args.data.name)
+
+
+TEXT_TYPES = {
+    "new_names": "entity_omission",
+    "new_acronyms": "entity_omission",
+    "max_overlap_earlier": "duplication",
+    "overlap_previous": "discontinuity",
+}
+"""The error type a text signal stands for, when it is the one that flags a sentence."""
+
+
+def variants() -> dict[str, list[str]]:
+    """Each fitted variant's feature columns (`probe:<name>` or a text signal)."""
+    shipped = [
+        f"probe:{p.name}"
+        for p in PROBES
+        if thresholds_for(MODEL, ProbeSettings())[0][p.name].enabled
+    ]
+    every = [f"probe:{p.name}" for p in PROBES]
+    return {
+        "fit: cheap signals": list(FEATURES),
+        "fit: probes": every,
+        "fit: probes + cheap": every + list(FEATURES),
+        "fit: shipped probes + cheap": shipped + list(FEATURES),
+    }
+
+
+def select(table: Table, columns: Sequence[str]) -> FloatArray:
+    index = {f"probe:{p.name}": k for k, p in enumerate(PROBES)}
+    picked = [
+        table.probes[:, index[c]] if c in index else table.cheap[:, FEATURES.index(c)]
+        for c in columns
+    ]
+    return np.column_stack(picked)
+
+
+def write(table: Table, variant: str, cv: dict[str, Any], n_books: int, data_name: str) -> None:
+    """Fit the variant on every collected book and write the judge's file into the package."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import GroupKFold, cross_val_predict
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    columns = variants()[variant]
+    x = select(table, columns)
+    model = make_pipeline(StandardScaler(), LogisticRegression(C=0.5, max_iter=1000))
+    # The threshold from out-of-fold probabilities: in-sample ones are optimistic.
+    oof = cross_val_predict(
+        model, x, table.y, groups=table.books, cv=GroupKFold(5), method="predict_proba"
+    )[:, 1]
+    threshold = choose_threshold(table.y, oof)
+    model.fit(x, table.y)
+    scaler, logistic = model[0], model[-1]
+    out = {
+        "model": MODEL,
+        "made_by": f"benchmarks/coherence_human_fit.py --write '{variant}'",
+        "data": f"{data_name}: BooookScore human span annotations, {n_books} books, "
+        f"{len(table.y)} sentences, {int(table.y.sum())} flagged by people",
+        "variant": variant,
+        "features": columns,
+        "mean": [round(float(v), 6) for v in scaler.mean_],
+        "scale": [round(float(v), 6) for v in scaler.scale_],
+        "weights": [round(float(v), 6) for v in logistic.coef_[0]],
+        "intercept": round(float(logistic.intercept_[0]), 6),
+        "threshold": round(threshold, 6),
+        "types": {k: v for k, v in TEXT_TYPES.items() if k in columns},
+        "cross_validated": {
+            k: cv[k]
+            for k in (
+                "roc_auc",
+                "balanced_accuracy",
+                "precision",
+                "recall",
+                "judge_flag_rate",
+                "human_flag_rate",
+                "kendall_tau_summaries",
+            )
+        },
+    }
+    path = REPO / "src/longform_evals/judges/calibration/coherence_fitted_qwen2.5-coder-1.5b.json"
+    path.write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
+    print(f"wrote {path.relative_to(REPO)}")
+
+
+if __name__ == "__main__":
+    main()
