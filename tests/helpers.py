@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import ast
+import csv
 import importlib.util
+import io
+import json
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -40,6 +43,12 @@ OFFLINE_SUMMARY = "Ines Calloway studies a frozen orchard. She finds a faulty se
 OFFLINE_RULES: list[dict[str, Any]] = [
     # faithfulness judge (longformfact, positional_bias): "supported", with log-probabilities
     {"pattern": "<statement>", "response": "Yes.", "top_logprobs": {"Yes": -0.1, "No": -2.4}},
+    # BooookScore judge, probe and fitted modes: a yes/no question read from log-probabilities
+    {
+        "pattern": "Answer the question with a single word, Yes or No",
+        "response": "No",
+        "top_logprobs": {"No": -0.3, "Yes": -1.4},
+    },
     # BooookScore judge, sentence mode (what a non-gguf judge gets)
     {"pattern": "Sentence to judge", "response": "No confusion."},
     # ReadAgent: pause at the first break point offered, gist, look up page 0, answer
@@ -107,3 +116,60 @@ def load_benchmark_script(name: str) -> ModuleType:
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     return module
+
+
+# BooookScore's human annotations in their published shape: two books. The scripted judges of
+# the tests flag exactly the sentences holding "Zorb" (a name never introduced).
+BOOKS = {
+    "lamp.epub": {
+        "summary": "Mara keeps the lighthouse. Zorb fixes the lamp. Mara thanks her brother.",
+        "singles": [
+            {"id": "a1", "span": "Zorb", "questions": "Who is Zorb?", "labels": ["entity omission"]}
+        ],
+        "relations": [],
+    },
+    "ship.epub": {
+        "summary": "Tom sails north. The ship sinks near Zorb. Tom swims home. Tom rests.",
+        "singles": [
+            {"id": "b1", "span": "Zorb", "questions": "Where?", "labels": ["entity omission"]},
+            {"id": "b2", "span": "Tom rests.", "questions": "Why?", "labels": ["salience"]},
+        ],
+        "relations": [],
+    },
+}
+
+
+def write_longsciverify(folder: Path) -> Path:
+    """LongSciVerify as published (BOM-prefixed reviewer CSVs and the article JSON), one
+    article: the second sentence of two summaries is unfaithful; the third has one sentence."""
+    folder.mkdir()
+    article = {
+        "article_id": "0806.4325",
+        "article_text": ["the lattice is stable .", "we compute its phases ."],
+        "abstract_text": ["<S> a lattice . </S>"],
+        "labels": None,
+        "section_names": ["introduction"],
+        "sections": [["the lattice is stable ."]],
+    }
+    (folder / "arxiv_test.json").write_text(json.dumps([article]), encoding="utf-8")
+    summaries = {
+        "gencomparesumabs": "the lattice is stable . the lattice is wrong . it has phases .",
+        "dancersum": "we compute its phases . the lattice is wrong . it is stable . more .",
+        "section_conditional": "introduction:    the lattice is stable .",
+    }
+    row: dict[str, str] = {"id": "806.4325", **summaries}
+    for k in (1, 2, 3):
+        row |= {f"model_{k}_coherence": str(k), f"model_{k}_fluency": str(k)}
+        for j in (1, 2, 3):
+            # The second sentence of models 1 and 2 is unfaithful; model 3 has one sentence.
+            value = "" if k == 3 and j > 1 else ("0" if j == 2 else "1")
+            row[f"model_{k}_sent_{j}_factuality"] = value
+    for r in (1, 2, 3):
+        buffer = io.StringIO()
+        writer = csv.DictWriter(buffer, fieldnames=list(row), lineterminator="\r\n")
+        writer.writeheader()
+        writer.writerow(row)
+        (folder / f"arxiv_reviewer_{r}.csv").write_text(
+            "\ufeff" + buffer.getvalue(), encoding="utf-8"
+        )
+    return folder

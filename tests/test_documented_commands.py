@@ -38,7 +38,7 @@ import pytest
 from inspect_ai.log import EvalLog, read_eval_log
 
 import longform_evals
-from helpers import OFFLINE_RULES
+from helpers import BOOKS, OFFLINE_RULES, write_longsciverify
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
@@ -81,6 +81,7 @@ SUBSTITUTIONS: dict[str, str] = {
     "[NAMES]": "smollm2-135m",
     # the log of the command before it in its group (the most recently written one)
     "logs/2026-12-01T10-00-00_booookscore_XXXX.eval": "{latest_log}",
+    "logs/2026-12-01T10-00-00_judge-agreement_XXXX.eval": "{latest_log}",
     "$EDITOR": "{python} -c " + shlex.quote(EDITOR_CODE),
 }
 
@@ -185,6 +186,16 @@ def _snapshots(dest: Path) -> None:
     shutil.copytree(REPO / "tests" / "snapshots", dest)
 
 
+def _coherence_annotations(dest: Path) -> None:
+    """BooookScore's human annotations in their published shape (hand-made books)."""
+    dest.write_text(json.dumps(BOOKS), encoding="utf-8")
+
+
+def _longsciverify(dest: Path) -> None:
+    """A LongSciVerify folder in its published shape (one hand-made article)."""
+    write_longsciverify(dest)
+
+
 PLACEHOLDER_FILES: dict[str, Callable[[Path], None]] = {
     "plans/local-trio.yaml": _offline_plan,
     "docs.jsonl": _multidoc,
@@ -198,6 +209,8 @@ PLACEHOLDER_FILES: dict[str, Callable[[Path], None]] = {
     "path/to/longformfact": _longformfact_folder,
     "tests/snapshots": _snapshots,
     "replays/qwen2.5-coder-1.5b.jsonl": _copy(DATA / "replays" / "qwen2.5-coder-1.5b.jsonl"),
+    "summary-gpt4-4096-hier.json": _coherence_annotations,
+    "LongSciVerify": _longsciverify,
 }
 
 # --------------------------------------------------------------------------------------------
@@ -394,6 +407,20 @@ PLAN: dict[str, Run | NotRun] = {
         "the same task on local files is run for README.md and for the command above it"
     ),
     # docs/judges.md
+    "inspect eval tasks/judge_agreement.py --model none "
+    "--model-role grader=gguf/qwen2.5-coder-1.5b "
+    "-T kind=coherence -T data=summary-gpt4-4096-hier.json -T budget=20": Run(
+        note="hand-made annotations in BooookScore's published shape (PLACEHOLDER_FILES)"
+    ),
+    "longform judge-card --model-role grader=gguf/qwen2.5-coder-1.5b --kind coherence "
+    "--data summary-gpt4-4096-hier.json --mode probe": Run(
+        group="judge-card", note="the scripted judge answers the probes with log-probabilities"
+    ),
+    "longform judge-card --model-role grader=openai/gpt-4o --kind faithfulness "
+    "--data LongSciVerify/ --budget 10": Run(note="a hand-made LongSciVerify folder"),
+    "longform judge-card --from-log logs/2026-12-01T10-00-00_judge-agreement_XXXX.eval": Run(
+        group="judge-card", note="the log of the card command before it"
+    ),
     "python benchmarks/judge_injection.py --model gguf/qwen2.5-coder-1.5b "
     "--prompts-dir benchmarks/undefended_prompts --threshold 0.694 --phrasings second "
     "--coherence 12 --out before.json": Run(

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from pathlib import Path
 from typing import Any
@@ -13,26 +11,9 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
 from inspect_ai.model import get_model
 
+from helpers import BOOKS, write_longsciverify
 from longform_evals.tasks.judge_agreement import judge_agreement
 
-# Two books; the judge flags exactly the sentences holding "Zorb" (a name never introduced).
-BOOKS = {
-    "lamp.epub": {
-        "summary": "Mara keeps the lighthouse. Zorb fixes the lamp. Mara thanks her brother.",
-        "singles": [
-            {"id": "a1", "span": "Zorb", "questions": "Who is Zorb?", "labels": ["entity omission"]}
-        ],
-        "relations": [],
-    },
-    "ship.epub": {
-        "summary": "Tom sails north. The ship sinks near Zorb. Tom swims home. Tom rests.",
-        "singles": [
-            {"id": "b1", "span": "Zorb", "questions": "Where?", "labels": ["entity omission"]},
-            {"id": "b2", "span": "Tom rests.", "questions": "Why?", "labels": ["salience"]},
-        ],
-        "relations": [],
-    },
-}
 SENTENCE_RULES: list[dict[str, Any]] = [
     {
         "pattern": r"(?s)Sentence to judge:\s*<sentence>[^<]*Zorb",
@@ -118,40 +99,6 @@ def test_unreadable_verdicts_are_counted_not_dropped(tmp_path: Path) -> None:
     assert m["units/count"] == 7.0
 
 
-def _longsciverify(folder: Path) -> Path:
-    folder.mkdir()
-    article = {
-        "article_id": "0806.4325",
-        "article_text": ["the lattice is stable .", "we compute its phases ."],
-        "abstract_text": ["<S> a lattice . </S>"],
-        "labels": None,
-        "section_names": ["introduction"],
-        "sections": [["the lattice is stable ."]],
-    }
-    (folder / "arxiv_test.json").write_text(json.dumps([article]), encoding="utf-8")
-    summaries = {
-        "gencomparesumabs": "the lattice is stable . the lattice is wrong . it has phases .",
-        "dancersum": "we compute its phases . the lattice is wrong . it is stable . more .",
-        "section_conditional": "introduction:    the lattice is stable .",
-    }
-    row: dict[str, str] = {"id": "806.4325", **summaries}
-    for k in (1, 2, 3):
-        row |= {f"model_{k}_coherence": str(k), f"model_{k}_fluency": str(k)}
-        for j in (1, 2, 3):
-            # The second sentence of models 1 and 2 is unfaithful; model 3 has one sentence.
-            value = "" if k == 3 and j > 1 else ("0" if j == 2 else "1")
-            row[f"model_{k}_sent_{j}_factuality"] = value
-    for r in (1, 2, 3):
-        buffer = io.StringIO()
-        writer = csv.DictWriter(buffer, fieldnames=list(row), lineterminator="\r\n")
-        writer.writeheader()
-        writer.writerow(row)
-        (folder / f"arxiv_reviewer_{r}.csv").write_text(
-            "\ufeff" + buffer.getvalue(), encoding="utf-8"
-        )
-    return folder
-
-
 FAITH_RULES: list[dict[str, Any]] = [
     {
         "pattern": r"(?s)<statement>[^<]*wrong",
@@ -164,7 +111,7 @@ FAITH_RULES: list[dict[str, Any]] = [
 
 
 def test_faithfulness_agreement_on_longsciverify_rows(tmp_path: Path) -> None:
-    data = _longsciverify(tmp_path / "LongSciVerify")
+    data = write_longsciverify(tmp_path / "LongSciVerify")
     log = _run(tmp_path, FAITH_RULES, kind="faithfulness", data=str(data), threshold=0.5)
     m = _metrics(log)
     assert m["agreement/agreement_card_precision"] == 1.0

@@ -22,6 +22,7 @@ from inspect_ai.log import EvalSample
 
 from longform_evals.analysis.intervals import Interval, bootstrap_interval, shared_ranks
 from longform_evals.judges.calibration_files import read_calibration
+from longform_evals.judges.cards import card_headline
 from longform_evals.models.step_usage import step_usage
 
 PLAN_METADATA = "longform_plan"
@@ -90,6 +91,11 @@ CALIBRATION_KIND = {
     "positional_bias": "faithfulness",
 }
 
+CARD_METADATA = "judge_card"
+"""Score metadata key where judged scorers name the packaged judge card that applies."""
+NO_JUDGE = "no judge"
+NO_CARD = "no card"
+
 
 class LeaderboardError(ValueError):
     """No leaderboard can be made from the folder; the message says why."""
@@ -113,6 +119,10 @@ class Row:
     budget_refused: int
     parse_failure_rate: float
     self_judged: bool = False
+    judge_card: str = NO_JUDGE
+    """The headline of the judge card that applies, `no card` or `no judge`."""
+    judge_card_names: list[str | None] = field(default_factory=list)
+    """The card names the samples' scores give, each once, in order (None: no card)."""
     metrics: dict[str, Interval] = field(default_factory=dict)
     missing: dict[str, int] = field(default_factory=dict)
     per_sample: dict[str, dict[str, float]] = field(default_factory=dict)
@@ -164,12 +174,15 @@ def _sample_facts(sample: EvalSample) -> dict[str, Any]:
     scores = {}
     judge = None
     mode = None
+    cards = []
     for name, score in (sample.scores or {}).items():
         value = score.value
         scores[name.split("/")[-1]] = value if isinstance(value, dict) else {"value": value}
         meta = score.metadata or {}
         judge = judge or meta.get("judge")
         mode = mode or meta.get("mode")
+        if CARD_METADATA in meta:
+            cards.append(meta[CARD_METADATA])
     model_events = [e for e in sample.events if e.event == "model"]
     grader = (sample.role_usage or {}).get("grader")
     # The evaluated model's own tokens: all usage less the grader role's.
@@ -186,6 +199,7 @@ def _sample_facts(sample: EvalSample) -> dict[str, Any]:
         "scores": scores,
         "judge": judge,
         "mode": mode,
+        "judge_cards": cards,
         "error": sample.error.message if sample.error else None,
         "calls": len(model_events),
         "usage": usage,
@@ -298,6 +312,41 @@ def judge_quality(task: str, judge: str | None, mode: str | None) -> str:
     )
 
 
+def judge_card_text(task: str, names: Sequence[str | None], recorded: bool) -> str:
+    """The judge card column of a row: the headline of the first card its samples name,
+    `no card` for a judged row without one, `no judge` for a task nobody judges.
+
+    Args:
+        task: The row's task.
+        names: The card names the samples' scores give, in order (None: no card).
+        recorded: Whether any score of the row said which card applies (older logs do not).
+    """
+    if not recorded and task not in GRADED and task not in CALIBRATION_KIND:
+        return NO_JUDGE
+    name = names[0] if names else None
+    if name is None:
+        return NO_CARD
+    try:
+        return card_headline(name)
+    except FileNotFoundError:
+        return f"card {name} not packaged"
+    except ValueError:
+        return f"card {name} unreadable"
+
+
+def _card_names(facts: Sequence[Mapping[str, Any]]) -> tuple[list[str | None], bool]:
+    """The distinct card names the samples give, in order, and whether any sample gave one."""
+    seen: list[str | None] = []
+    recorded = False
+    for f in facts:
+        for name in f.get("judge_cards") or []:
+            recorded = True
+            name = None if name is None else str(name)
+            if name not in seen:
+                seen.append(name)
+    return seen, recorded
+
+
 def _value(scores: Mapping[str, Any], metric: Metric) -> float:
     raw: Any = (scores.get(metric.scorer) or {}).get(metric.key)
     try:
@@ -353,6 +402,12 @@ def build_leaderboard(log_dir: str | Path) -> Leaderboard:
     ]
     metrics = _shown_metrics(rows)
     notes = _rank(rows, metrics)
+    notes += [
+        f"{r.variant} / {r.model}: samples name different judge cards "
+        f"({', '.join(str(n or NO_CARD) for n in r.judge_card_names)}); the first is shown"
+        for r in rows
+        if len(r.judge_card_names) > 1
+    ]
     return Leaderboard(rows, metrics, skipped, notes)
 
 
@@ -379,6 +434,7 @@ def _row(key: tuple[str, str, str | None], ev: Mapping[str, Any], frame: Any) ->
     n = max(1, len(facts))
     started, completed = ev.get("started_at"), ev.get("completed_at")
     costs = _costs([f for _, f in facts], n)
+    cards, recorded = _card_names([f for _, f in facts])
     row = Row(
         model=model,
         variant=variant,
@@ -387,6 +443,8 @@ def _row(key: tuple[str, str, str | None], ev: Mapping[str, Any], frame: Any) ->
         judge_mode=mode or ev["args"].get("judge_mode"),
         judge_quality=judge_quality(task, grader or model, mode),
         self_judged=self_judged,
+        judge_card=judge_card_text(task, cards, recorded),
+        judge_card_names=cards,
         log=str(ev["log"]),
         status=str(ev["status"]),
         samples=len(facts) - len(errors),

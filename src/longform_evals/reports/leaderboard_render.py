@@ -94,6 +94,7 @@ def to_markdown(board: Leaderboard) -> str:
             "missing",
             "judge",
             "judge mode",
+            "judge card",
             "parse fail %",
             *COST_HEADERS,
             "flags",
@@ -113,6 +114,7 @@ def to_markdown(board: Leaderboard) -> str:
                 str(missing),
                 str(row.judge or "none"),
                 str(row.judge_mode or "-"),
+                row.judge_card.replace("|", "\\|"),
                 _num(100 * row.parse_failure_rate),
                 *_cost_cells(row),
                 ", ".join(row.flags) or "-",
@@ -145,6 +147,8 @@ def _row_record(row: Row, metrics: list[Metric]) -> dict[str, Any]:
         "judge": row.judge,
         "judge_mode": row.judge_mode,
         "judge_quality": row.judge_quality,
+        "judge_card": row.judge_card,
+        "judge_card_name": row.judge_card_names[0] if row.judge_card_names else None,
         "self_judged": row.self_judged,
         "status": row.status,
         "partial": row.partial,
@@ -207,7 +211,8 @@ def to_csv(board: Leaderboard) -> str:
     writer.writerow(
         [
             "variant", "model", "metric", "value", "ci_low", "ci_high", "n", "missing", "rank",
-            "judge", "judge_mode", "parse_failure_rate", "partial", "input_tokens_per_sample",
+            "judge", "judge_mode", "judge_card", "parse_failure_rate", "partial",
+            "input_tokens_per_sample",
             "output_tokens_per_sample", "cache_read_tokens_per_sample", "judge_tokens_per_sample",
             "calls_per_sample", "judge_calls_per_sample", "wall_seconds", "log",
         ]
@@ -222,9 +227,9 @@ def to_csv(board: Leaderboard) -> str:
                     row.variant, row.model, metric.label, interval.value, interval.low,
                     interval.high, interval.n, row.missing.get(metric.label, 0),
                     row.ranks.get(metric.label, ""), row.judge or "", row.judge_mode or "",
-                    row.parse_failure_rate, row.partial, row.input_tokens, row.output_tokens,
-                    row.cache_read_tokens, row.judge_tokens, row.calls, row.judge_calls,
-                    row.wall_seconds, row.log,
+                    row.judge_card, row.parse_failure_rate, row.partial, row.input_tokens,
+                    row.output_tokens, row.cache_read_tokens, row.judge_tokens, row.calls,
+                    row.judge_calls, row.wall_seconds, row.log,
                 ]
             )  # fmt: skip
     return buffer.getvalue()
@@ -344,7 +349,7 @@ def to_html(board: Leaderboard, log_dir: str | Path) -> str:
         body.append(f"<h2>{html.escape(variant)}</h2>")
         headers = [
             "rank", "model", *[f"{m.label} [95 % CI]" for m in metrics], "N", "judge",
-            "judge mode", "parse fail %", *COST_HEADERS, "flags",
+            "judge mode", "judge card", "parse fail %", *COST_HEADERS, "flags",
         ]  # fmt: skip
         body.append('<table class="board"><thead><tr>')
         body.extend(f"<th>{html.escape(h)}</th>" for h in headers)
@@ -375,6 +380,7 @@ def to_html(board: Leaderboard, log_dir: str | Path) -> str:
                 _td(str(n), n),
                 _td(html.escape(str(row.judge or "none")), row.judge, "text"),
                 _td(html.escape(str(row.judge_mode or "-")), row.judge_mode, "text"),
+                _td(html.escape(row.judge_card), row.judge_card, "text"),
                 _td(_num(100 * row.parse_failure_rate), row.parse_failure_rate),
                 *[_td(text, v) for text, v in zip(_cost_cells(row), costs, strict=True)],
                 _td(

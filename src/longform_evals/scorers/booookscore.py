@@ -25,6 +25,7 @@ from inspect_ai.model import Model, get_model
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
+from longform_evals.judges.cards import card_name
 from longform_evals.judges.coherence import (
     JudgeSettings,
     SentenceLayout,
@@ -134,9 +135,11 @@ class CoherenceJudging:
         self, judge: Model, sentences: list[str]
     ) -> tuple[list[SentenceVerdict], int, dict[str, Any]]:
         """Verdicts on `sentences`, the judge calls made, and what the metadata should say of
-        how they were asked (`mode`, and the calibration or the layout)."""
+        how they were asked (`mode`, the packaged judge card that applies as `judge_card`,
+        and the calibration or the layout)."""
         resolved = resolve_mode(self.mode, judge)
-        extra: dict[str, Any] = {"mode": resolved}
+        card = card_name(stands_for(judge), "coherence", resolved)
+        extra: dict[str, Any] = {"mode": resolved, "judge_card": card}
         if resolved == "fitted":
             fitted = load_fitted(str(judge), self.calibration)
             if fitted is None:

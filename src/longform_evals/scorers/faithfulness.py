@@ -23,6 +23,7 @@ from inspect_ai.solver import TaskState
 
 from longform_evals.analysis import MERGES, Merge, SupportMatrix
 from longform_evals.data.multidoc import sample_documents
+from longform_evals.judges.cards import card_name, faithfulness_mode
 from longform_evals.judges.support import (
     JudgeOptions,
     JudgeSetup,
@@ -141,6 +142,8 @@ class FaithfulnessJudging:
     chunking: str | None
     include_full: bool
     threshold: float | None
+    judge_name: str = "llm"
+    """The judge's name in `SUPPORT_JUDGES` (what its judge card's mode begins with)."""
 
     @classmethod
     def build(
@@ -162,6 +165,7 @@ class FaithfulnessJudging:
             chunking=chunking,
             include_full=include_full,
             threshold=threshold,
+            judge_name=judge,
         )
 
     @property
@@ -188,9 +192,16 @@ class FaithfulnessJudging:
             "chunking": judge.chunking,
             "calibration": judge.setup.calibration.source,
             "sentence_threshold": judge.sentence_threshold,
+            "judge_card": self.judge_card(judge),
             "matrix": judged.rows,
         }
         return supports, judge.sentence_threshold, meta
+
+    def judge_card(self, judge: _Resolved) -> str | None:
+        """The packaged judge card of this judge asked with its prompt, or None
+        (`judges/cards.py`)."""
+        mode = faithfulness_mode(self.judge_name, judge.setup.prompt)
+        return card_name(judge.setup.name, "faithfulness", mode)
 
     def resolve(self) -> _Resolved:
         """The judge as it stands for this sample, the chunking and the thresholds."""
@@ -262,6 +273,7 @@ class FaithfulnessJudging:
             "calibration": judge.setup.calibration.source,
             "thresholds": judge.thresholds,
             "sentence_threshold": judge.sentence_threshold,
+            "judge_card": self.judge_card(judge),
             "units": [
                 {"doc_index": kept[u.doc_index], "chunk_index": u.chunk_index, "tokens": u.n_tokens}
                 for u in units

@@ -96,6 +96,7 @@ def _metadata(
         "empty_answer": False,
         **check.metadata(),
         "grader": grader,
+        "judge_card": None,  # no card kind covers the raters: said outright
         "rule": "calibrated" if calibrated else "verdicts",
         "calibration": cal.source,
         **(
