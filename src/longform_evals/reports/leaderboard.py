@@ -347,6 +347,16 @@ def _card_names(facts: Sequence[Mapping[str, Any]]) -> tuple[list[str | None], b
     return seen, recorded
 
 
+def card_notes(rows: Sequence[Row]) -> list[str]:
+    """A note per row whose samples name different judge cards (the column shows the first)."""
+    return [
+        f"{r.variant} / {r.model}: samples name different judge cards "
+        f"({', '.join(n or NO_CARD for n in r.judge_card_names)}); the first is shown"
+        for r in rows
+        if len(r.judge_card_names) > 1
+    ]
+
+
 def _value(scores: Mapping[str, Any], metric: Metric) -> float:
     raw: Any = (scores.get(metric.scorer) or {}).get(metric.key)
     try:
@@ -401,13 +411,7 @@ def build_leaderboard(log_dir: str | Path) -> Leaderboard:
         _row(key, ev, samples[samples["eval_id"] == ev["eval_id"]]) for key, ev in chosen.items()
     ]
     metrics = _shown_metrics(rows)
-    notes = _rank(rows, metrics)
-    notes += [
-        f"{r.variant} / {r.model}: samples name different judge cards "
-        f"({', '.join(str(n or NO_CARD) for n in r.judge_card_names)}); the first is shown"
-        for r in rows
-        if len(r.judge_card_names) > 1
-    ]
+    notes = _rank(rows, metrics) + card_notes(rows)
     return Leaderboard(rows, metrics, skipped, notes)
 
 
