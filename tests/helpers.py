@@ -173,3 +173,24 @@ def write_longsciverify(folder: Path) -> Path:
             "\ufeff" + buffer.getvalue(), encoding="utf-8"
         )
     return folder
+
+
+# The scripted coherence judge (sentence mode) flags the sentences naming "Zorb".
+SENTENCE_RULES: list[dict[str, Any]] = [
+    {
+        "pattern": r"(?s)Sentence to judge:\s*<sentence>[^<]*Zorb",
+        "response": "Questions: Who is Zorb?\nTypes: entity omission",
+    },
+    {"pattern": "Sentence to judge", "response": "No confusion."},
+    {"default": "No confusion."},
+]
+# The scripted faithfulness judge finds the sentences saying "wrong" unsupported.
+FAITH_RULES: list[dict[str, Any]] = [
+    {
+        "pattern": r"(?s)<statement>[^<]*wrong",
+        "response": "No.",
+        "top_logprobs": {"No": -0.05, "Yes": -3.0},
+    },
+    {"pattern": "<statement>", "response": "Yes.", "top_logprobs": {"Yes": -0.05, "No": -3.0}},
+    {"default": "Yes."},
+]

@@ -3,9 +3,7 @@ files, its figures against the log's, and the errors that must not give a card."
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
 import json
 from pathlib import Path
 from typing import Any
@@ -15,6 +13,8 @@ from click.testing import CliRunner, Result
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import read_eval_log
 
+from helpers import BOOKS as HELPER_BOOKS
+from helpers import FAITH_RULES, SENTENCE_RULES, write_longsciverify
 from longform_evals.analysis.judge_agreement import agreement_figures
 from longform_evals.cli import main
 from longform_evals.reports.judge_card import (
@@ -27,47 +27,16 @@ from longform_evals.reports.judge_card import (
 )
 from longform_evals.scorers.judge_agreement_metrics import HEADLINE, rows_of_scores
 
-# BooookScore span annotations of one system on three books; people flag the spans below.
-# The scripted judge flags exactly the sentences naming "Zorb", never introduced.
-BOOKS = {
-    "lamp.epub": {
-        "summary": "Mara keeps the lighthouse. Zorb fixes the lamp. Mara thanks her brother.",
-        "singles": [
-            {"id": "a1", "span": "Zorb", "questions": "Who is Zorb?", "labels": ["entity omission"]}
-        ],
-        "relations": [],
-    },
-    "ship.epub": {
-        "summary": "Tom sails north. The ship sinks near Zorb. Tom swims home. Tom rests.",
-        "singles": [
-            {"id": "b1", "span": "Zorb", "questions": "Where?", "labels": ["entity omission"]},
-            {"id": "b2", "span": "Tom rests.", "questions": "Why?", "labels": ["salience"]},
-        ],
-        "relations": [],
-    },
+# BooookScore span annotations of one system on three books: the two of the helpers and one
+# that people found clear, though it names "Zorb" (so the scripted judge flags a clean sentence).
+BOOKS = HELPER_BOOKS | {
     "farm.epub": {
         "summary": "Ada plants wheat. The rain comes late. Zorb sells the farm. Ada leaves.",
         "singles": [],
         "relations": [],
     },
 }
-COHERENCE_RULES: list[dict[str, Any]] = [
-    {
-        "pattern": r"(?s)Sentence to judge:\s*<sentence>[^<]*Zorb",
-        "response": "Questions: Who is Zorb?\nTypes: entity omission",
-    },
-    {"pattern": "Sentence to judge", "response": "No confusion."},
-    {"default": "No confusion."},
-]
-FAITH_RULES: list[dict[str, Any]] = [
-    {
-        "pattern": r"(?s)<statement>[^<]*wrong",
-        "response": "No.",
-        "top_logprobs": {"No": -0.05, "Yes": -3.0},
-    },
-    {"pattern": "<statement>", "response": "Yes.", "top_logprobs": {"Yes": -0.05, "No": -3.0}},
-    {"default": "Yes."},
-]
+COHERENCE_RULES = SENTENCE_RULES
 DATA_NAME = "summary-gpt4-4096-hier.json"
 STEM = "scripted-judge__coherence__sentence"
 
@@ -210,43 +179,8 @@ def test_from_log_gives_the_same_card_and_a_seed_fixes_it(
     assert all(names[n]["value"] == same["figures"]["figures"][n]["value"] for n in names)
 
 
-def _longsciverify(folder: Path) -> Path:
-    """LongSciVerify's layout: one article, three reviewers' CSVs; the sentence saying
-    "wrong" is unfaithful, model 3's summary has one rated sentence."""
-    folder.mkdir()
-    article = {
-        "article_id": "0806.4325",
-        "article_text": ["the lattice is stable .", "we compute its phases ."],
-        "abstract_text": ["<S> a lattice . </S>"],
-        "labels": None,
-        "section_names": ["introduction"],
-        "sections": [["the lattice is stable ."]],
-    }
-    (folder / "arxiv_test.json").write_text(json.dumps([article]), encoding="utf-8")
-    row: dict[str, str] = {
-        "id": "806.4325",
-        "gencomparesumabs": "the lattice is stable . the lattice is wrong . it has phases .",
-        "dancersum": "we compute its phases . the lattice is wrong . it is stable . more .",
-        "section_conditional": "introduction:    the lattice is stable .",
-    }
-    for k in (1, 2, 3):
-        row |= {f"model_{k}_coherence": str(k), f"model_{k}_fluency": str(k)}
-        for j in (1, 2, 3):
-            value = "" if k == 3 and j > 1 else ("0" if j == 2 else "1")
-            row[f"model_{k}_sent_{j}_factuality"] = value
-    for r in (1, 2, 3):
-        buffer = io.StringIO()
-        writer = csv.DictWriter(buffer, fieldnames=list(row), lineterminator="\r\n")
-        writer.writeheader()
-        writer.writerow(row)
-        (folder / f"arxiv_reviewer_{r}.csv").write_text(
-            "\ufeff" + buffer.getvalue(), encoding="utf-8"
-        )
-    return folder
-
-
 def test_faithfulness_card_with_the_grader_given_as_an_object(tmp_path: Path) -> None:
-    data = _longsciverify(tmp_path / "LongSciVerify")
+    data = write_longsciverify(tmp_path / "LongSciVerify")
     rules = _rules(tmp_path, FAITH_RULES)
     grader = json.dumps({"model": "scripted/judge", "model_args": {"rules": str(rules)}})
     result = _invoke(
@@ -288,7 +222,7 @@ def test_faithfulness_card_with_the_grader_given_as_an_object(tmp_path: Path) ->
 
 
 def test_data_digest_of_a_folder_follows_its_files(tmp_path: Path) -> None:
-    folder = _longsciverify(tmp_path / "LongSciVerify")
+    folder = write_longsciverify(tmp_path / "LongSciVerify")
     before = data_sha256(folder)
     (folder / ".DS_Store").write_text("ignored", encoding="utf-8")
     assert data_sha256(folder) == before

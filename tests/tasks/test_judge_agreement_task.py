@@ -11,17 +11,8 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
 from inspect_ai.model import get_model
 
-from helpers import BOOKS, write_longsciverify
+from helpers import BOOKS, FAITH_RULES, SENTENCE_RULES, write_longsciverify
 from longform_evals.tasks.judge_agreement import judge_agreement
-
-SENTENCE_RULES: list[dict[str, Any]] = [
-    {
-        "pattern": r"(?s)Sentence to judge:\s*<sentence>[^<]*Zorb",
-        "response": "Questions: Who is Zorb?\nTypes: entity omission",
-    },
-    {"pattern": "Sentence to judge", "response": "No confusion."},
-    {"default": "No confusion."},
-]
 
 
 def _run(tmp_path: Path, rules: list[dict[str, Any]], **task_args: Any) -> EvalLog:
@@ -97,17 +88,6 @@ def test_unreadable_verdicts_are_counted_not_dropped(tmp_path: Path) -> None:
     m = _metrics(_run(tmp_path, rules, kind="coherence", data=str(data), mode="sentence"))
     assert m["unjudged_units/count"] == 2.0
     assert m["units/count"] == 7.0
-
-
-FAITH_RULES: list[dict[str, Any]] = [
-    {
-        "pattern": r"(?s)<statement>[^<]*wrong",
-        "response": "No.",
-        "top_logprobs": {"No": -0.05, "Yes": -3.0},
-    },
-    {"pattern": "<statement>", "response": "Yes.", "top_logprobs": {"Yes": -0.05, "No": -3.0}},
-    {"default": "Yes."},
-]
 
 
 def test_faithfulness_agreement_on_longsciverify_rows(tmp_path: Path) -> None:
