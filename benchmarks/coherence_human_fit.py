@@ -28,7 +28,7 @@ import asyncio
 import json
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -166,47 +166,99 @@ def choose_threshold(y: npt.NDArray[np.int_], p: FloatArray) -> float:
     return best[1] if best[0] >= 0 else best_any[1]
 
 
-def fitted_cv(
-    table: Table, x: FloatArray, folds: int = 5
-) -> tuple[FloatArray, npt.NDArray[np.bool_]]:
-    """Out-of-fold probabilities and flags of a logistic regression on `x`."""
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.model_selection import GroupKFold
-    from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import StandardScaler
+@dataclass(frozen=True)
+class Linear:
+    """A logistic model in the shipped file's shape: P = sigmoid(b + sum w (x - m) / s)."""
 
-    p = np.zeros(len(table.y))
-    flags = np.zeros(len(table.y), dtype=bool)
-    folds = min(folds, len(set(table.books)))
-    for train, test in GroupKFold(folds).split(x, table.y, groups=table.books):
-        model = make_pipeline(StandardScaler(), LogisticRegression(C=0.5, max_iter=1000))
-        model.fit(x[train], table.y[train])
-        threshold = choose_threshold(table.y[train], model.predict_proba(x[train])[:, 1])
-        p[test] = model.predict_proba(x[test])[:, 1]
-        flags[test] = p[test] >= threshold
+    features: list[str]
+    mean: FloatArray
+    scale: FloatArray
+    weights: FloatArray
+    intercept: float
+
+    def logit(self, table: Table) -> FloatArray:
+        x = select(table, self.features)
+        return self.intercept + ((x - self.mean) / self.scale) @ self.weights
+
+    def probability(self, table: Table) -> FloatArray:
+        return 1.0 / (1.0 + np.exp(-self.logit(table)))
+
+
+def _logistic(x: FloatArray, y: npt.NDArray[np.int_], columns: Sequence[str]) -> Linear:
+    from sklearn.linear_model import LogisticRegression
+
+    mean, scale = x.mean(axis=0), x.std(axis=0)
+    scale = np.where(scale > 0, scale, 1.0)
+    model = LogisticRegression(C=0.5, max_iter=1000).fit((x - mean) / scale, y)
+    return Linear(list(columns), mean, scale, model.coef_[0], float(model.intercept_[0]))
+
+
+def fit_single(text: Table, probed: Table, columns: Sequence[str]) -> Linear:
+    """One logistic regression on the probed books (the text-only variant on every book)."""
+    table = probed if any(c.startswith("probe:") for c in columns) else text
+    return _logistic(select(table, columns), table.y, columns)
+
+
+def fit_stacked(text: Table, probed: Table, columns: Sequence[str]) -> Linear:
+    """The text signals fitted on every book, then their logit and the probes fitted on the
+    probed books; the two stages compose into one linear model over all the features."""
+    text_cols = [c for c in columns if not c.startswith("probe:")]
+    probe_cols = [c for c in columns if c.startswith("probe:")]
+    first = _logistic(select(text, text_cols), text.y, text_cols)
+    x = np.column_stack([first.logit(probed), select(probed, probe_cols)])
+    second = _logistic(x, probed.y, ["stage1", *probe_cols])
+    c = second.weights[0] / second.scale[0]
+    return Linear(
+        text_cols + probe_cols,
+        np.concatenate([first.mean, second.mean[1:]]),
+        np.concatenate([first.scale, second.scale[1:]]),
+        np.concatenate([c * first.weights, second.weights[1:]]),
+        second.intercept + c * (first.intercept - second.mean[0]),
+    )
+
+
+Fitter = Callable[[Table, Table, Sequence[str]], Linear]
+
+
+def subset(table: Table, books: set[str]) -> Table:
+    keep = np.array([b in books for b in table.books], dtype=bool)
+    return Table(
+        [b for b, k in zip(table.books, keep, strict=True) if k],
+        [i for i, k in zip(table.index, keep, strict=True) if k],
+        table.y[keep],
+        table.probes[keep],
+        table.cheap[keep],
+    )
+
+
+def cross_validated(
+    fitter: Fitter, text: Table, probed: Table, columns: Sequence[str], folds: int = 5
+) -> tuple[FloatArray, npt.NDArray[np.bool_]]:
+    """Out-of-fold probabilities and flags on the probed books: each fold's books are left
+    out of both stages of the fit; its threshold is chosen on the fitting rows."""
+    books = sorted(set(probed.books))
+    p = np.zeros(len(probed.y))
+    flags = np.zeros(len(probed.y), dtype=bool)
+    for k in range(min(folds, len(books))):
+        out = set(books[k :: min(folds, len(books))])
+        train_p = subset(probed, set(books) - out)
+        train_t = subset(text, set(text.books) - out)
+        model = fitter(train_t, train_p, columns)
+        threshold = choose_threshold(train_p.y, model.probability(train_p))
+        rows = np.array([b in out for b in probed.books])
+        test = subset(probed, out)
+        p[rows] = model.probability(test)
+        flags[rows] = p[rows] >= threshold
     return p, flags
 
 
-def fit(table: Table, x: FloatArray) -> tuple[Any, float]:
-    """The model fitted on every row, and its threshold chosen on out-of-fold probabilities
-    (in-sample ones are optimistic)."""
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.model_selection import GroupKFold, cross_val_predict
-    from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import StandardScaler
-
-    model = make_pipeline(StandardScaler(), LogisticRegression(C=0.5, max_iter=1000))
-    oof = cross_val_predict(
-        model,
-        x,
-        table.y,
-        groups=table.books,
-        cv=GroupKFold(min(5, len(set(table.books)))),
-        method="predict_proba",
-    )[:, 1]
-    threshold = choose_threshold(table.y, oof)
-    model.fit(x, table.y)
-    return model, threshold
+def fit_with_threshold(
+    fitter: Fitter, text: Table, probed: Table, columns: Sequence[str]
+) -> tuple[Linear, float]:
+    """The model on every fitting row, its threshold chosen on out-of-fold probabilities (the
+    in-sample ones are optimistic)."""
+    oof, _ = cross_validated(fitter, text, probed, columns)
+    return fitter(text, probed, columns), choose_threshold(probed.y, oof)
 
 
 def figures(table: Table, p: FloatArray | None, flags: npt.NDArray[np.bool_]) -> dict[str, Any]:
@@ -297,38 +349,40 @@ def main() -> None:
         f"Cross-validated (5 folds by book) on the fitting books (all but the first {len(held)}):"
     )
     print(f"| variant | {header} |\n{rule}")
-    cheap_all = build(fitting, None)
-    p, flags = fitted_cv(cheap_all, cheap_all.cheap)
-    show(f"fit: cheap signals, all {len(fitting)} books", figures(cheap_all, p, flags))
+    text = build(fitting, None)
+    oof, flags = cross_validated(fit_single, text, text, list(FEATURES))
+    show(f"fit: cheap signals, all {len(fitting)} books", figures(text, oof, flags))
     if not args.probes.exists():
         print(f"(no probe answers at {args.probes}: run --collect first for the probe variants)")
         return
     probes = read_probes(args.probes)
-    table = build(fitting, probes)
-    n_books = len(set(table.books))
-    show(f"probe (shipped), {n_books} probed books", figures(table, *shipped_probe(table, probes)))
-    best = table.probes.max(axis=1)
-    show("max of all probes (no fit)", figures(table, best, best >= 0.5))
+    probed = build(fitting, probes)
+    n_books = len(set(probed.books))
+    print(f"\nThe same, on the {n_books} probed fitting books:")
+    print(f"| variant | {header} |\n{rule}")
+    show("probe (shipped)", figures(probed, *shipped_probe(probed, probes)))
+    best = probed.probes.max(axis=1)
+    show("max of all probes (no fit)", figures(probed, best, best >= 0.5))
     results = {}
-    for name, columns in variants().items():
-        p, flags = fitted_cv(table, select(table, columns))
-        results[name] = figures(table, p, flags)
+    for name, (fitter, columns) in variants().items():
+        oof, flags = cross_validated(fitter, text, probed, columns)
+        results[name] = figures(probed, oof, flags)
         show(name, results[name])
 
     held_table = build(held, probes)
     print(
         f"\nHeld out: the first {len(held)} books in budget order (what `judge_agreement "
         f"-T budget={len(held)}` judges), {len(set(held_table.books))} of them probed; each "
-        f"variant fitted on the {n_books} probed fitting books:"
+        f"variant fitted on the fitting books:"
     )
     print(f"| variant | {header} |\n{rule}")
     show("probe (shipped)", figures(held_table, *shipped_probe(held_table, probes)))
-    for name, columns in variants().items():
-        model, threshold = fit(table, select(table, columns))
-        p = model.predict_proba(select(held_table, columns))[:, 1]
+    for name, (fitter, columns) in variants().items():
+        model, threshold = fit_with_threshold(fitter, text, probed, columns)
+        p = model.probability(held_table)
         show(name, figures(held_table, p, p >= threshold))
     if args.write:
-        write(table, args.write, results[args.write], n_books, args.data.name)
+        write(text, probed, args.write, results[args.write], args.data.name)
 
 
 TEXT_TYPES = {
@@ -340,19 +394,20 @@ TEXT_TYPES = {
 """The error type a text signal stands for, when it is the one that flags a sentence."""
 
 
-def variants() -> dict[str, list[str]]:
-    """Each fitted variant's feature columns (`probe:<name>` or a text signal)."""
-    shipped = [
-        f"probe:{p.name}"
-        for p in PROBES
-        if thresholds_for(MODEL, ProbeSettings())[0][p.name].enabled
-    ]
+def variants() -> dict[str, tuple[Fitter, list[str]]]:
+    """Each fitted variant: how it is fitted, and its features (`probe:<name>` or a text
+    signal)."""
+    thresholds = thresholds_for(MODEL, ProbeSettings())[0]
+    shipped = [f"probe:{p.name}" for p in PROBES if thresholds[p.name].enabled]
     every = [f"probe:{p.name}" for p in PROBES]
+    text = list(FEATURES)
     return {
-        "fit: cheap signals": list(FEATURES),
-        "fit: probes": every,
-        "fit: probes + cheap": every + list(FEATURES),
-        "fit: shipped probes + cheap": shipped + list(FEATURES),
+        "fit: cheap signals": (fit_single, text),
+        "fit: probes": (fit_single, every),
+        "fit: probes + cheap": (fit_single, every + text),
+        "fit: shipped probes + cheap": (fit_single, shipped + text),
+        "stacked: cheap (every book) + shipped probes": (fit_stacked, text + shipped),
+        "stacked: cheap (every book) + all probes": (fit_stacked, text + every),
     }
 
 
@@ -365,23 +420,23 @@ def select(table: Table, columns: Sequence[str]) -> FloatArray:
     return np.column_stack(picked)
 
 
-def write(table: Table, variant: str, cv: dict[str, Any], n_books: int, data_name: str) -> None:
-    """Fit the variant on every collected book and write the judge's file into the package."""
-
-    columns = variants()[variant]
-    model, threshold = fit(table, select(table, columns))
-    scaler, logistic = model[0], model[-1]
+def write(text: Table, probed: Table, variant: str, cv: dict[str, Any], data_name: str) -> None:
+    """Fit the variant on every fitting book and write the judge's file into the package."""
+    fitter, columns = variants()[variant]
+    model, threshold = fit_with_threshold(fitter, text, probed, columns)
     out = {
         "model": MODEL,
         "made_by": f"benchmarks/coherence_human_fit.py --write '{variant}'",
-        "data": f"{data_name}: BooookScore human span annotations, {n_books} books, "
-        f"{len(table.y)} sentences, {int(table.y.sum())} flagged by people",
+        "data": f"{data_name}: BooookScore's human span annotations; text signals fitted on "
+        f"{len(set(text.books))} books ({len(text.y)} sentences, {int(text.y.sum())} flagged by "
+        f"people), probes on {len(set(probed.books))} of them ({len(probed.y)} sentences); "
+        "the first books of the judge cards' budget were left out",
         "variant": variant,
-        "features": columns,
-        "mean": [round(float(v), 6) for v in scaler.mean_],
-        "scale": [round(float(v), 6) for v in scaler.scale_],
-        "weights": [round(float(v), 6) for v in logistic.coef_[0]],
-        "intercept": round(float(logistic.intercept_[0]), 6),
+        "features": model.features,
+        "mean": [round(float(v), 6) for v in model.mean],
+        "scale": [round(float(v), 6) for v in model.scale],
+        "weights": [round(float(v), 6) for v in model.weights],
+        "intercept": round(model.intercept, 6),
         "threshold": round(threshold, 6),
         "types": {k: v for k, v in TEXT_TYPES.items() if k in columns},
         "cross_validated": {
