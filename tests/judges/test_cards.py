@@ -209,9 +209,10 @@ def _booookscore(tmp_path: Path) -> dict[str, Any]:
     return _metadata(log, "booookscore")
 
 
-def _faithfulness(tmp_path: Path) -> dict[str, Any]:
+def _faithfulness(tmp_path: Path, **options: Any) -> dict[str, Any]:
     sample = Sample(id="s", input="x", metadata={"documents": DOCS, "summary": SUMMARY})
-    task = Task(dataset=MemoryDataset([sample]), solver=given_summary(), scorer=faithfulness())
+    scorer = faithfulness(**options)
+    task = Task(dataset=MemoryDataset([sample]), solver=given_summary(), scorer=scorer)
     judge = get_model(
         "scripted/judge", rules=[{"pattern": "<statement>", "response": "Yes."}], memoize=False
     )
@@ -232,6 +233,26 @@ def test_faithfulness_records_its_card(folder: Path, tmp_path: Path) -> None:
     stem = write(folder, card(judge="scripted/judge", kind="faithfulness", mode="llm-judge"))
     meta = _faithfulness(tmp_path / "card")
     assert meta["judge_card"] == stem and meta["prompt"] == "judge"
+    # The card measures the packaged thresholds and chunking: with others, it does not apply.
+    assert _faithfulness(tmp_path / "threshold", threshold=0.3)["judge_card"] is None
+    assert _faithfulness(tmp_path / "chunking", chunking="words:5")["judge_card"] is None
+
+
+def test_a_coherence_card_does_not_apply_under_another_threshold(
+    folder: Path, tmp_path: Path
+) -> None:
+    import asyncio
+
+    from longform_evals.scorers.booookscore import CoherenceJudging
+
+    write(folder, card(judge="scripted/judge", mode="probe"))
+    judge = get_model("scripted/judge", rules=[{"pattern": ".", "response": "No"}], memoize=False)
+    _, _, own = asyncio.run(CoherenceJudging(mode="probe").judge(judge, ["One.", "Two."]))
+    assert own["judge_card"] == "scripted-judge__coherence__probe"
+    _, _, other = asyncio.run(
+        CoherenceJudging(mode="probe", threshold=0.2).judge(judge, ["One.", "Two."])
+    )
+    assert other["judge_card"] is None
 
 
 def test_llm_raters_say_no_card(tmp_path: Path) -> None:

@@ -138,7 +138,9 @@ class CoherenceJudging:
         how they were asked (`mode`, the packaged judge card that applies as `judge_card`,
         and the calibration or the layout)."""
         resolved = resolve_mode(self.mode, judge)
-        card = card_name(stands_for(judge), "coherence", resolved)
+        # A card measures the packaged calibration: with another one, no card applies.
+        own = self.calibration is None and self.threshold is None
+        card = card_name(stands_for(judge), "coherence", resolved) if own else None
         extra: dict[str, Any] = {"mode": resolved, "judge_card": card}
         if resolved == "fitted":
             fitted = load_fitted(str(judge), self.calibration)

@@ -199,7 +199,16 @@ class FaithfulnessJudging:
 
     def judge_card(self, judge: _Resolved) -> str | None:
         """The packaged judge card of this judge asked with its prompt, or None
-        (`judges/cards.py`)."""
+        (`judges/cards.py`). A card measures the packaged calibration: with another threshold,
+        chunking or calibration file, none applies."""
+        own = (
+            self.threshold is None
+            and judge.chunking == judge.setup.chunking
+            # a user's calibration file is named by its path
+            and str(judge.setup.calibration.source).startswith(("packaged", "none", "uncalibrated"))
+        )
+        if not own:
+            return None
         mode = faithfulness_mode(self.judge_name, judge.setup.prompt)
         return card_name(judge.setup.name, "faithfulness", mode)
 
