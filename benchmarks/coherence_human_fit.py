@@ -381,6 +381,12 @@ def main() -> None:
         model, threshold = fit_with_threshold(fitter, text, probed, columns)
         p = model.probability(held_table)
         show(name, figures(held_table, p, p >= threshold))
+        sure = sure_rules(probed, columns)
+        if sure:
+            show(
+                f"{name}, + sure probe rules",
+                figures(held_table, p, flagged(held_table, p, threshold, sure)),
+            )
     if args.write:
         write(text, probed, args.write, results[args.write], args.data.name)
 
@@ -418,6 +424,37 @@ def select(table: Table, columns: Sequence[str]) -> FloatArray:
         for c in columns
     ]
     return np.column_stack(picked)
+
+
+SURE_FALSE_FLAGS = 0.01
+"""A probe flags on its own when its signal reaches what only this share of the sentences
+people found clear reach."""
+
+
+def sure_rules(probed: Table, columns: Sequence[str]) -> dict[str, float]:
+    """Per probe of the model, the signal above which it would flag a sentence by itself: the
+    99th percentile of its signal on the sentences people left unflagged. Tried so that the
+    fitted judge, whose threshold is set for people's flag rate, still flags a single planted
+    repeat or jump; it does not (the planted errors' signals stay below these), so the shipped
+    file has no such rules and the variant is only reported."""
+    index = {f"probe:{p.name}": k for k, p in enumerate(PROBES)}
+    clean = probed.y == 0
+    return {
+        c.split(":", 1)[1]: float(np.quantile(probed.probes[clean, index[c]], 1 - SURE_FALSE_FLAGS))
+        for c in columns
+        if c in index
+    }
+
+
+def flagged(
+    table: Table, p: FloatArray, threshold: float, sure: dict[str, float]
+) -> npt.NDArray[np.bool_]:
+    """The fitted model's flags, or a sure probe's."""
+    index = {probe.name: k for k, probe in enumerate(PROBES)}
+    out = p >= threshold
+    for name, t in sure.items():
+        out |= table.probes[:, index[name]] >= t
+    return out
 
 
 def write(text: Table, probed: Table, variant: str, cv: dict[str, Any], data_name: str) -> None:

@@ -418,6 +418,15 @@ PLAN: dict[str, Run | NotRun] = {
     ),
     "longform judge-card --model-role grader=openai/gpt-4o --kind faithfulness "
     "--data LongSciVerify/ --budget 10": Run(note="a hand-made LongSciVerify folder"),
+    "python benchmarks/coherence_human_fit.py "
+    "--data ../shared/data/human_labels/booookscore/summary-gpt4-4096-hier.json": Run(
+        note="the text-signal fits only: no probe answers are collected here"
+    ),
+    "python benchmarks/coherence_human_fit.py --collect --books 30 "
+    "--probes coherence_probes.jsonl": NotRun(
+        "asks the 1.5B judge every probe about every sentence of 30 books: about 3 minutes a "
+        "book on two CPU cores"
+    ),
     "longform judge-card --from-log logs/2026-12-01T10-00-00_judge-agreement_XXXX.eval": Run(
         group="judge-card", note="the log of the card command before it"
     ),

@@ -119,3 +119,15 @@ def test_the_card_command_offers_every_scorer_mode() -> None:
     from longform_evals.scorers.booookscore import ScorerMode
 
     assert set(COHERENCE_MODES) == set(get_args(ScorerMode))
+
+
+def test_the_packaged_fitted_judge_is_readable_and_asks_the_calibrated_probes() -> None:
+    from longform_evals.judges.coherence_probe import thresholds_for
+
+    fitted = load_fitted("gguf/qwen2.5-coder-1.5b")
+    assert fitted is not None and fitted.source.startswith("packaged")
+    # The same calls as probe mode, so a recording of probe mode replays it too.
+    on, _ = thresholds_for("gguf/qwen2.5-coder-1.5b", ProbeSettings())
+    assert set(fitted.probes) == {name for name, t in on.items() if t.enabled}
+    assert 0.0 < fitted.threshold < 1.0
+    assert load_fitted("replay/qwen2.5-coder-1.5b") == fitted

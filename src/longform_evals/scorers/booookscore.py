@@ -77,7 +77,8 @@ def resolve_mode(
     mode: ScorerMode, model: Model
 ) -> Literal["sentence", "batched", "probe", "fitted"]:
     """`auto`: log-probability probes for embedded local judges (or a replay of one), the
-    paper's method otherwise."""
+    paper's method otherwise. The `fitted` judge is not chosen by `auto`: it agrees better with
+    people's labels but does not react to a single planted error (docs/judges.md)."""
     if mode != "auto":
         return mode
     return "probe" if stands_for(model).startswith("gguf/") else "sentence"
