@@ -46,7 +46,7 @@ from longform_evals.judges.coherence_probe import (
     probe_signal,
     thresholds_for,
 )
-from longform_evals.tasks.judge_agreement import _by_budget
+from longform_evals.tasks.judge_agreement import budget_order
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = REPO.parent / "shared/data/human_labels/booookscore/summary-gpt4-4096-hier.json"
@@ -63,21 +63,13 @@ class Book:
 
 
 def load_books(path: Path) -> list[Book]:
-    labels = load_booookscore_annotations(path)
+    """The annotated books in budget order: the first N are what `-T budget=N` judges."""
     books = []
-    for s in _by_budget(labels.samples, len(labels.samples)):
+    for s in budget_order(load_booookscore_annotations(path).samples):
         meta = s.metadata or {}
         flags = [int(f or 0) for f in meta["flags"]["annotators"]]
         books.append(Book(str(s.id), list(meta["summary_sentences"]), flags))
-    # The budget order: the first N are what `-T budget=N` judges.
-    order = {str(s.id): i for i, s in enumerate(sorted(labels.samples, key=_budget_key))}
-    return sorted(books, key=lambda b: order[b.id])
-
-
-def _budget_key(sample: Any) -> str:
-    import hashlib
-
-    return hashlib.sha256(str(sample.id).encode()).hexdigest()
+    return books
 
 
 async def collect(books: Sequence[Book], out: Path, model_name: str) -> None:

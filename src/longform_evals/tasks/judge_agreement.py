@@ -34,15 +34,20 @@ from longform_evals.solvers.summarize.given import given_summary
 from longform_evals.tasks.arguments import strict_parameters
 
 
+def budget_order(samples: list[Sample]) -> list[Sample]:
+    """The summaries in the order a budget takes them: by the hash of their ids, so a budget
+    spreads over books and systems instead of taking the first of the file."""
+    return sorted(samples, key=lambda s: hashlib.sha256(str(s.id).encode()).hexdigest())
+
+
 def _by_budget(samples: list[Sample], budget: int | None) -> list[Sample]:
-    """At most `budget` summaries, the same ones on every run: the lowest hashes of their ids,
-    so a budget spreads over books and systems instead of taking the first of the file."""
+    """At most `budget` summaries, the same ones on every run (the first of `budget_order`),
+    in the data's order."""
     if budget is None:
         return samples
     if budget < 1:
         raise ValueError(f"budget must be at least 1 summary, got {budget}")
-    ranked = sorted(samples, key=lambda s: hashlib.sha256(str(s.id).encode()).hexdigest())
-    keep = {id(s) for s in ranked[:budget]}
+    keep = {id(s) for s in budget_order(samples)[:budget]}
     return [s for s in samples if id(s) in keep]
 
 
