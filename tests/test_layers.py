@@ -56,6 +56,7 @@ LAYERS: dict[str, int] = {
     "reports": 4,
     "runs": 5,
     "checks": 5,
+    "lmeval": 5,
     "_registry": 5,
     "cli": 6,
     ENTRY: 7,

@@ -5,7 +5,7 @@ Inspect only logs a warning when this import fails, so it is kept light (heavy d
 are imported lazily inside the registered factories) and is covered by a test.
 """
 
-from longform_evals.models.providers import gguf, replay, scripted
+from longform_evals.models.providers import gguf, lmeval, replay, scripted
 from longform_evals.scorers.bertscore import bertscore
 from longform_evals.scorers.booookscore import booookscore as booookscore_scorer
 from longform_evals.scorers.faithfulness import faithfulness
@@ -63,6 +63,7 @@ __all__ = [
     "length_control",
     "limited",
     "llm_raters",
+    "lmeval",
     "longformfact",
     "multidoc_summary",
     "narrativeqa",

@@ -456,6 +456,23 @@ def check_command(
         sys.exit(1)
 
 
+@main.command(
+    "lm-eval",
+    context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
+    add_help_option=False,
+)
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def lm_eval_command(args: tuple[str, ...]) -> None:
+    """Run lm-eval with the suite's strategy wrappers and tasks (docs/lm-eval.md).
+
+    Every argument goes to lm-eval's command line (`longform lm-eval --help` shows its help);
+    the packaged task folder is added to --include_path.
+    """
+    from longform_evals.lmeval.launcher import main as launch
+
+    launch(args)
+
+
 @main.group()
 def models() -> None:
     """The embedded GGUF models."""

@@ -1,4 +1,5 @@
-"""Inspect model providers of this package: `gguf/<name>`, `scripted/<name>` and `replay/<name>`.
+"""Inspect model providers of this package: `gguf/<name>`, `scripted/<name>`, `replay/<name>`
+and `lmeval/<key>` (an lm-eval LM inside a longform wrapper).
 
 The factories import their implementations lazily so that registering them costs nothing
 and a missing optional extra only matters when the provider is actually used.
@@ -26,3 +27,10 @@ def replay() -> type[ModelAPI]:
     from longform_evals.models.replay import ReplayModelAPI
 
     return ReplayModelAPI
+
+
+@modelapi(name="lmeval")
+def lmeval() -> type[ModelAPI]:
+    from longform_evals.models.lmeval_inner import LmEvalModelAPI
+
+    return LmEvalModelAPI
