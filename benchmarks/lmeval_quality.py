@@ -4,8 +4,9 @@ Runs the Inspect task `quality` with a reading strategy, then lm-eval's `longfor
 with the matching wrapper LM around the same model (ReadAgent-P: `longform-readagent`), on the
 first N questions. Inspect's answer cache is off in both runs, so each makes every call
 itself. Prints each question's correctness from both, the two accuracies, the questions on
-which they differ, and the wall time of each run with the lm-eval/Inspect ratio (the wrapper's
-overhead: building lm-eval's documents and one more process of result handling).
+which they differ, and the wall time of each run with the lm-eval/Inspect ratio. The runs share
+one process, so with a local `gguf/` model the second (lm-eval) finds the engine's prompt cache
+warm: the ratio is not the wrapper's overhead.
 
     python benchmarks/lmeval_quality.py --model gguf/qwen2.5-coder-1.5b \
         --data ../shared/data/quality/quality_5_articles.jsonl --limit 5 [-M key=value]
