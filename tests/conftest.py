@@ -13,6 +13,26 @@ os.environ.setdefault("INSPECT_DISPLAY", "none")
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
+LIVE_JUDGE_SKIP = (
+    "asks the real 1.5B judge for minutes on a CPU: run with --live-judge (docs/testing.md); "
+    "`longform check` replays the same checks from the recording on every run"
+)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--live-judge",
+        action="store_true",
+        help="also run the tests marked live_judge (the real 1.5B judge, minutes on a CPU)",
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if config.getoption("--live-judge"):
+        return
+    for item in items:
+        if item.get_closest_marker("live_judge"):
+            item.add_marker(pytest.mark.skip(reason=LIVE_JUDGE_SKIP))
 
 
 @pytest.fixture

@@ -25,6 +25,7 @@ from longform_evals.checks.runner import format_table, run_checks, shipped_check
 
 
 @pytest.mark.slow
+@pytest.mark.live_judge
 @needs_local_runtime
 @pytest.mark.parametrize("metric", ["llm_raters"])
 def test_checks_pass_against_the_live_judge(metric: str) -> None:

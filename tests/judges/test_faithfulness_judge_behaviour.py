@@ -25,6 +25,7 @@ JUDGE = "gguf/qwen2.5-coder-1.5b"
 
 
 @pytest.mark.slow
+@pytest.mark.live_judge
 @needs_local_runtime
 def test_calibrated_judge_separates_supported_from_planted_sentences() -> None:
     model = local_model_or_skip(JUDGE)

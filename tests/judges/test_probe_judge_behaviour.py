@@ -44,6 +44,7 @@ def _test_split() -> tuple[list[tuple[list[str], int]], list[tuple[list[str], in
 
 
 @pytest.mark.slow
+@pytest.mark.live_judge
 @needs_local_runtime
 def test_calibrated_judge_flags_planted_errors_more_than_clean_sentences() -> None:
     model = local_model_or_skip(JUDGE)
