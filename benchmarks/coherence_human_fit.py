@@ -19,6 +19,13 @@ to `longform_evals.analysis.judge_agreement` for the figures and their bootstrap
   logistic regressions (scikit-learn) on the probe signals and/or the text signals of
   `longform_evals.analysis.coherence_features`, the threshold chosen on the fitting folds for
   the best balanced accuracy whose flag rate stays within 10 points of people's.
+
+With `--embeddings` the text signals are also fitted together with sentence-embedding
+similarities (the packaged all-MiniLM-L6-v2 of the `embed` extra: cosine to the previous and
+next sentence, the largest to any earlier one, the mean to the rest of the summary and to the
+three sentences before), the issue's "near-duplicates by embedding similarity" and "abrupt
+topic shifts" measured by meaning rather than shared words; both are scored cross-validated
+and on the held-out books, side by side.
 """
 
 from __future__ import annotations
@@ -53,6 +60,9 @@ DEFAULT_DATA = REPO.parent / "shared/data/human_labels/booookscore/summary-gpt4-
 MODEL = "gguf/qwen2.5-coder-1.5b"
 PROBE_NAMES = tuple(p.name for p in PROBES)
 MAX_RATE_GAP = 0.10
+EMBEDDING_FEATURES = ("emb_previous", "emb_next", "emb_max_earlier", "emb_rest", "emb_window")
+"""Sentence-embedding similarities (cosine) of `--embeddings`, in the order
+:func:`embedding_similarities` gives them."""
 
 
 @dataclass
@@ -121,24 +131,62 @@ class Table:
     y: npt.NDArray[np.int_]
     probes: FloatArray
     cheap: FloatArray
+    emb: FloatArray
+
+
+Embed = Callable[[list[str]], list[list[float]]]
+
+
+def embedding_similarities(embed: Embed, sentences: Sequence[str]) -> list[tuple[float, ...]]:
+    """The :data:`EMBEDDING_FEATURES` of every sentence of one summary (a missing neighbour
+    counts as a perfect match, so it is never a jump)."""
+    vectors = np.asarray(embed(list(sentences)), dtype=float)
+    sims = vectors @ vectors.T
+    n = len(sentences)
+    out: list[tuple[float, ...]] = []
+    for i in range(n):
+        rest = np.delete(sims[i], i)
+        out.append(
+            (
+                float(sims[i, i - 1]) if i > 0 else 1.0,
+                float(sims[i, i + 1]) if i < n - 1 else 1.0,
+                float(sims[i, :i].max()) if i > 0 else 0.0,
+                float(rest.mean()) if n > 1 else 0.0,
+                float(sims[i, max(0, i - 3) : i].mean()) if i > 0 else 1.0,
+            )
+        )
+    return out
 
 
 def build(
-    books: Sequence[Book], probes: dict[tuple[str, int], dict[str, float | None]] | None
+    books: Sequence[Book],
+    probes: dict[tuple[str, int], dict[str, float | None]] | None,
+    embed: Embed | None = None,
 ) -> Table:
-    """The sentences of the books (with probes: only books whose every sentence was probed)."""
-    rows_b, rows_i, ys, ps, cs = [], [], [], [], []
+    """The sentences of the books (with probes: only books whose every sentence was probed;
+    with `embed`: their embedding similarities too)."""
+    rows_b, rows_i, ys, ps, cs, es = [], [], [], [], [], []
     for book in books:
         if probes is not None and any((book.id, i) not in probes for i in range(len(book.flags))):
             continue
         feats = sentence_features(book.sentences)
+        sims = embedding_similarities(embed, book.sentences) if embed else None
         for i, flag in enumerate(book.flags):
             rows_b.append(book.id)
             rows_i.append(i)
             ys.append(flag)
             ps.append(probe_signals(probes[(book.id, i)] if probes is not None else {}))
             cs.append(feats[i])
-    return Table(rows_b, rows_i, np.array(ys), np.array(ps, dtype=float), np.array(cs, dtype=float))
+            es.append(sims[i] if sims else ())
+    width = len(EMBEDDING_FEATURES) if embed else 0
+    return Table(
+        rows_b,
+        rows_i,
+        np.array(ys),
+        np.array(ps, dtype=float),
+        np.array(cs, dtype=float),
+        np.array(es, dtype=float).reshape(len(ys), width),
+    )
 
 
 def choose_threshold(y: npt.NDArray[np.int_], p: FloatArray) -> float:
@@ -220,6 +268,7 @@ def subset(table: Table, books: set[str]) -> Table:
         table.y[keep],
         table.probes[keep],
         table.cheap[keep],
+        table.emb[keep],
     )
 
 
@@ -326,6 +375,11 @@ def main() -> None:
     parser.add_argument(
         "--write", choices=list(variants()), help="fit this variant and ship it in the package"
     )
+    parser.add_argument(
+        "--embeddings",
+        action="store_true",
+        help="also fit the text signals with sentence-embedding similarities (the embed extra)",
+    )
     args = parser.parse_args()
     if not args.data.exists():
         sys.exit(f"no annotations at {args.data} (BooookScore's human annotations)")
@@ -341,9 +395,28 @@ def main() -> None:
         f"Cross-validated (5 folds by book) on the fitting books (all but the first {len(held)}):"
     )
     print(f"| variant | {header} |\n{rule}")
-    text = build(fitting, None)
+    embed = None
+    if args.embeddings:
+        from longform_evals.models.embeddings import load_embedder
+
+        embed = load_embedder()
+    text = build(fitting, None, embed)
     oof, flags = cross_validated(fit_single, text, text, list(FEATURES))
     show(f"fit: cheap signals, all {len(fitting)} books", figures(text, oof, flags))
+    if embed:
+        with_emb = [*FEATURES, *EMBEDDING_FEATURES]
+        oof, flags = cross_validated(fit_single, text, text, with_emb)
+        show(f"fit: cheap + embeddings, all {len(fitting)} books", figures(text, oof, flags))
+        held_text = build(held, None, embed)
+        print(f"\nHeld out: the first {len(held)} books, fitted on the {len(fitting)} others:")
+        print(f"| variant | {header} |\n{rule}")
+        for name, columns in (
+            ("fit: cheap signals", list(FEATURES)),
+            ("fit: cheap + embeddings", with_emb),
+        ):
+            model, threshold = fit_with_threshold(fit_single, text, text, columns)
+            p = model.probability(held_text)
+            show(name, figures(held_text, p, p >= threshold))
     if not args.probes.exists():
         print(f"(no probe answers at {args.probes}: run --collect first for the probe variants)")
         return
@@ -412,7 +485,11 @@ def variants() -> dict[str, tuple[Fitter, list[str]]]:
 def select(table: Table, columns: Sequence[str]) -> FloatArray:
     index = {f"probe:{p.name}": k for k, p in enumerate(PROBES)}
     picked = [
-        table.probes[:, index[c]] if c in index else table.cheap[:, FEATURES.index(c)]
+        table.probes[:, index[c]]
+        if c in index
+        else table.emb[:, EMBEDDING_FEATURES.index(c)]
+        if c in EMBEDDING_FEATURES
+        else table.cheap[:, FEATURES.index(c)]
         for c in columns
     ]
     return np.column_stack(picked)

@@ -170,6 +170,11 @@ def _checks_passed(outcome: Outcome) -> None:
     assert re.search(r"(\d+) of \1 checks passed", outcome.output), outcome.explain()
 
 
+def _embeddings_compared(outcome: Outcome) -> None:
+    for row in ("| fit: cheap signals |", "| fit: cheap + embeddings |"):
+        assert row in outcome.output, outcome.explain()
+
+
 def _mutation_caught(outcome: Outcome) -> None:
     assert "1 of 1 mutations caught" in outcome.output, outcome.explain()
 
@@ -435,6 +440,11 @@ PLAN: dict[str, Run | NotRun] = {
     "python benchmarks/coherence_human_fit.py "
     "--data ../shared/data/human_labels/booookscore/summary-gpt4-4096-hier.json": Run(
         note="the text-signal fits only: no probe answers are collected here"
+    ),
+    "python benchmarks/coherence_human_fit.py "
+    "--data ../shared/data/human_labels/booookscore/summary-gpt4-4096-hier.json --embeddings": Run(
+        note="the text-signal fits with and without the packaged sentence embeddings",
+        check=_embeddings_compared,
     ),
     "python benchmarks/coherence_human_fit.py --collect --books 30 "
     "--probes coherence_probes.jsonl": NotRun(
