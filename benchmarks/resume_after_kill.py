@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import pickle
 import signal
 import subprocess
 import sys
@@ -31,9 +32,29 @@ REPO = Path(__file__).resolve().parent.parent
 TASK_FILE = "tasks/booookscore.py"
 
 
+def _complete(entry: Path) -> bool:
+    try:
+        with entry.open("rb") as f:
+            pickle.load(f)
+    except (OSError, EOFError, pickle.UnpicklingError):
+        return False
+    return True
+
+
+def cache_entries(cache_dir: Path) -> tuple[int, int]:
+    """(complete, cut off) entries of an Inspect cache folder (one file per call).
+
+    Inspect writes an entry in place, so a run killed while writing one leaves a file that does
+    not load: that call did not finish, and the retry has to make it (it is not a repeat).
+    """
+    files = [p for p in (cache_dir / "generate").rglob("*") if p.is_file()]
+    complete = sum(1 for p in files if _complete(p))
+    return complete, len(files) - complete
+
+
 def cached_calls(cache_dir: Path) -> int:
-    """Calls stored in an Inspect cache folder (one file per call)."""
-    return sum(1 for p in (cache_dir / "generate").rglob("*") if p.is_file())
+    """Complete calls stored in an Inspect cache folder."""
+    return cache_entries(cache_dir)[0]
 
 
 def inspect_command() -> list[str]:
@@ -116,6 +137,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     killed_calls = run_until_killed(inspect_command() + eval_args, env, cache_dir, args.kill_after)
     killed_at = time.perf_counter() - started
+    cut_off = cache_entries(cache_dir)[1]
     [killed_log] = list_eval_logs(str(log_dir))
     status = read_eval_log(killed_log, header_only=True).status
 
@@ -144,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"book {args.book}, chunks of {args.chunk_size} tokens, model {args.model}")
     print(
         f"killed run: {killed_calls} calls finished, killed after {killed_at:.1f} s "
-        f"(log left with status '{status}')"
+        f"(log left with status '{status}'; {cut_off} cache entries cut off by the kill)"
     )
     print(
         f"retried run: {read} calls read from the cache, {made - judge_calls} summarizer "

@@ -15,6 +15,11 @@ from typing import Any
 import pytest
 from inspect_ai.model import Logprob, Logprobs, Model, ModelOutput, TopLogprob, get_model
 
+WARNINGS_AS_ERRORS = pytest.mark.filterwarnings("error", "ignore::ResourceWarning")
+"""Every warning fails the test (numpy's "mean of empty slice" and the like are bugs here),
+except a ResourceWarning: that is an object another test leaked (an unclosed anyio stream of
+an Inspect run) being collected during this one, which under pytest-xdist can be any test."""
+
 
 def has_module(name: str) -> bool:
     return importlib.util.find_spec(name) is not None

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from helpers import WARNINGS_AS_ERRORS
 from longform_evals.analysis.agreement import (
     BalancedAccuracy,
     balanced_accuracy,
@@ -235,7 +236,7 @@ def scores_with_gaps(draw: st.DrawFn) -> tuple[list[int], list[float | None]]:
     return labels, draw(st.lists(score, min_size=len(labels), max_size=len(labels)))
 
 
-@pytest.mark.filterwarnings("error")
+@WARNINGS_AS_ERRORS
 @given(scores_with_gaps())
 def test_roc_auc_matches_brute_force_with_gaps(data: tuple[list[int], list[float | None]]) -> None:
     labels, scores = data
@@ -247,7 +248,7 @@ def test_roc_auc_matches_brute_force_with_gaps(data: tuple[list[int], list[float
         assert math.isnan(roc_auc(labels, scores))
 
 
-@pytest.mark.filterwarnings("error")
+@WARNINGS_AS_ERRORS
 @given(labelled_predictions())
 def test_bacc_matches_brute_force_without_warnings(
     data: tuple[list[int], list[int | None]],

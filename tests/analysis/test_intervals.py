@@ -10,6 +10,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from helpers import WARNINGS_AS_ERRORS
 from longform_evals.analysis.intervals import (
     CONFIDENCE,
     RESAMPLES,
@@ -20,7 +21,7 @@ from longform_evals.analysis.intervals import (
     shared_ranks,
 )
 
-pytestmark = pytest.mark.filterwarnings("error")
+pytestmark = WARNINGS_AS_ERRORS
 
 # Property tests bootstrap many data sets: fewer resamples keep them quick, and the
 # properties do not depend on the count.

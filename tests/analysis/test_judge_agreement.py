@@ -23,6 +23,7 @@ from sklearn.metrics import (
     roc_auc_score,
 )
 
+from helpers import WARNINGS_AS_ERRORS
 from longform_evals.analysis import judge_agreement as ja
 from longform_evals.analysis.judge_agreement import (
     AgreementFigures,
@@ -33,7 +34,7 @@ from longform_evals.analysis.judge_agreement import (
 )
 
 # sklearn, scipy and krippendorff all warn on degenerate input; none of it may leak.
-pytestmark = pytest.mark.filterwarnings("error")
+pytestmark = WARNINGS_AS_ERRORS
 
 FAST = 200  # replicates in tests whose property does not depend on the count
 PROPERTY = settings(max_examples=60, deadline=None)

@@ -11,9 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import array_shapes, arrays
 
+from helpers import WARNINGS_AS_ERRORS
 from longform_evals.analysis import SupportMatrix, position_faithfulness
 
-pytestmark = pytest.mark.filterwarnings("error")
+pytestmark = WARNINGS_AS_ERRORS
 
 NAN = math.nan
 

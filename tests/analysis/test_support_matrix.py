@@ -11,10 +11,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import array_shapes, arrays
 
+from helpers import WARNINGS_AS_ERRORS
 from longform_evals.analysis import MERGES, SupportMatrix, decide
 
 # An all-NaN slice must never leak a numpy RuntimeWarning out of the reducers.
-pytestmark = pytest.mark.filterwarnings("error")
+pytestmark = WARNINGS_AS_ERRORS
 
 NAN = math.nan
 

@@ -4,6 +4,7 @@ finished call twice (benchmarks/resume_after_kill.py, run with the scripted mode
 from __future__ import annotations
 
 import json
+import pickle
 import re
 from pathlib import Path
 from types import ModuleType
@@ -56,3 +57,15 @@ def test_a_killed_and_retried_run_repeats_no_finished_call(
     assert 10 <= killed < total and made > 0
     assert read == killed and killed + made == total
     assert "calls repeated: 0" in out
+
+
+def test_an_entry_cut_off_by_the_kill_is_not_a_finished_call(tmp_path: Path) -> None:
+    # Inspect writes a cache entry in place: a SIGKILL mid-write leaves a file that does not
+    # load, which the retry must make again (counting it made a repeat appear under load).
+    folder = tmp_path / "generate" / "model"
+    folder.mkdir(parents=True)
+    whole = pickle.dumps((None, "an answer"))
+    (folder / "done").write_bytes(whole)
+    (folder / "cut").write_bytes(whole[: len(whole) // 2])
+    (folder / "empty").write_bytes(b"")
+    assert _script().cache_entries(tmp_path) == (1, 2)

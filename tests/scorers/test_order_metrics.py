@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from inspect_ai.scorer import Metric, SampleScore, Score
 
+from helpers import WARNINGS_AS_ERRORS
 from longform_evals.analysis.intervals import bootstrap_interval
 from longform_evals.scorers.meta_evaluation import bacc_by_order
 from longform_evals.scorers.order_metrics import (
@@ -22,7 +23,7 @@ from longform_evals.scorers.order_metrics import (
     position_profile,
 )
 
-pytestmark = pytest.mark.filterwarnings("error")
+pytestmark = WARNINGS_AS_ERRORS
 
 ORDERS = ("original", "top", "bottom")
 
