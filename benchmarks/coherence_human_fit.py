@@ -141,7 +141,7 @@ def embedding_similarities(embed: Embed, sentences: Sequence[str]) -> list[tuple
     """The :data:`EMBEDDING_FEATURES` of every sentence of one summary (a missing neighbour
     counts as a perfect match, so it is never a jump)."""
     vectors = np.asarray(embed(list(sentences)), dtype=float)
-    sims = vectors @ vectors.T
+    sims = vectors @ vectors.T  # load_embedder's vectors are unit length: dot = cosine
     n = len(sentences)
     out: list[tuple[float, ...]] = []
     for i in range(n):

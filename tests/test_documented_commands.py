@@ -322,7 +322,7 @@ PLAN: dict[str, Run | NotRun] = {
     ),
     # docs/testing.md
     ".venv/bin/python -m pytest --live-judge -m live_judge": NotRun(
-        "asks the real 1.5B judge for about 6.5 minutes, which CI's time cannot hold; the "
+        "asks the real 1.5B judge for about 5 minutes, which CI's time cannot hold; the "
         "same tests are collected (and skipped, naming the flag) by the README's test command"
     ),
     # README.md, Usage
