@@ -38,15 +38,18 @@ def test_p_yes_falls_back_to_text_then_none() -> None:
 
 
 def test_p_yes_reads_whole_word_tokens_only() -> None:
-    # "Notably, yes" / "Nothing" / "Yesterday": tokens that merely start with no / yes.
+    # "Notably" / "Nothing" / "Yesterday" merely start with no / yes: an answer that starts
+    # with one is not read from its alternatives (the text decides, and these say nothing).
     out = output_with_logprobs(
         "Notably", {"Notably": math.log(0.6), "Yes": math.log(0.3), "No": math.log(0.1)}
     )
-    assert p_yes_from_output(out) == pytest.approx(0.75)
+    assert p_yes_from_output(out) is None
     out = output_with_logprobs(
         "Yesterday", {"Yesterday": math.log(0.7), "Nothing": -3, "No.": math.log(0.3)}
     )
-    assert p_yes_from_output(out) == 0.0
+    assert p_yes_from_output(out) is None
+    out = output_with_logprobs("No.", {"No.": math.log(0.3), "Nothing": -3, "Yes": math.log(0.1)})
+    assert p_yes_from_output(out) == pytest.approx(0.25)
     # No whole word among the tokens: the text decides, and "Yes, but no." decides nothing.
     assert (
         p_yes_from_output(output_with_logprobs("Yes, but no.", {"Yesterday": -0.1, "Not": -1}))

@@ -73,8 +73,15 @@ def test_hedged_verdict_is_asked_again_then_missing() -> None:
 
 
 def test_rater_p_yes_reads_whole_word_tokens_only() -> None:
-    top = {"Nothing": -0.1, "YES": math.log(0.3), "NO": math.log(0.1)}
-    assert _ask("Nothing differs", top).p_yes == pytest.approx(0.75)
+    top = {"YES": math.log(0.3), "NO": math.log(0.1), "Nothing": -0.1}
+    assert _ask("YES", top).p_yes == pytest.approx(0.75)
+
+
+@pytest.mark.parametrize("answer", ["Nothing differs", "Nope", "Correct."])
+def test_rater_never_reads_p_yes_from_alternatives_of_another_answer(answer: str) -> None:
+    # Before: the "YES" alternative of a "Nope" answer read as P(yes) = 1 (LR-1 = 1).
+    verdict = _ask(answer, {answer.split()[0]: -0.01, "YES": -7.0})
+    assert verdict.p_yes is None and verdict.verdict is None and len(verdict.answers) == 2
 
 
 def test_combination_rule() -> None:

@@ -7,7 +7,7 @@ import asyncio
 import math
 
 import pytest
-from inspect_ai.model import ModelOutput, get_model
+from inspect_ai.model import Logprob, Logprobs, ModelOutput, TopLogprob, get_model
 
 from helpers import output_with_logprobs
 from longform_evals.judges.faithfulness import FaithfulnessSettings, judge_support
@@ -51,20 +51,73 @@ def test_tokens_count_only_as_whole_words(token: str, word: str | None) -> None:
 
 
 @pytest.mark.parametrize(
-    ("top", "expected"),
+    ("text", "top", "expected"),
     [
-        # "Notably, yes": the first token is "Notably", which is no "no".
-        ({"Notably": math.log(0.6), "Yes": math.log(0.3), "No": math.log(0.1)}, 0.75),
-        ({"Not": math.log(0.9), " yes": math.log(0.1)}, 1.0),
-        ({"Yesterday": math.log(0.7), "No": math.log(0.3)}, 0.0),
-        ({"Nothing": math.log(0.8), "YES": math.log(0.1), "no.": math.log(0.1)}, 0.5),
-        ({" Yes": math.log(0.5), "yes,": math.log(0.1), "No": math.log(0.4)}, 0.6),
-        ({"Not": -0.1, "Nothing": -2.0, "Yesterday": -3.0}, None),
+        ("Yes", {"Yes": math.log(0.5), "yes,": math.log(0.1), "No": math.log(0.4)}, 0.6),
+        ("No.", {"No": math.log(0.6), " yes": math.log(0.2), "Not": -1.0}, 0.25),
+        # The first token is not a yes or a no: nothing is read from the alternatives, however
+        # much "Yes" they hold (an API judge answering "Nope", "Supported.", "The sentence ...").
+        ("Nope", {"Nope": -0.01, "Yes": -9.0}, None),
+        ("Notably, yes", {"Notably": math.log(0.6), "Yes": math.log(0.3), "No": -2.3}, None),
+        ("Not", {"Not": math.log(0.9), " yes": math.log(0.1)}, None),
+        ("Yesterday", {"Yesterday": math.log(0.7), "No": math.log(0.3)}, None),
+        ("Supported.", {"Supported": -0.2, "Yes": -1.8}, None),
+        ("The sentence is supported.", {"The": -0.1, "Yes": -2.5, "No": -4.0}, None),
+        ("Yes", {"Not": -0.1, "Nothing": -2.0, "Yesterday": -3.0}, None),
     ],
 )
-def test_p_yes_reads_whole_word_tokens_only(top: dict[str, float], expected: float | None) -> None:
-    p = p_yes_from_logprobs(_out(top))
+def test_p_yes_is_read_only_at_a_yes_or_no_first_token(
+    text: str, top: dict[str, float], expected: float | None
+) -> None:
+    p = p_yes_from_logprobs(_out(top, text))
     assert p == (None if expected is None else pytest.approx(expected))
+
+
+@pytest.mark.parametrize(
+    "word", ["Yes", "YES", " yes", "Yes.", "**Yes**", '"Yes', "\uff39\uff25\uff33"]
+)
+def test_yes_spellings_count(word: str) -> None:
+    assert token_word(word) == "yes"
+
+
+@pytest.mark.parametrize("word", ["Y\u0435s", "N\u043e", "Yes\u0301", "Nope", "Noo"])
+def test_look_alike_spellings_do_not_count(word: str) -> None:
+    assert token_word(word) is None
+
+
+def test_markdown_and_line_breaks_before_the_answer_are_skipped() -> None:
+    out = ModelOutput.from_content("m", "**Yes**")
+    out.choices[0].logprobs = Logprobs(
+        content=[
+            Logprob(token="**", logprob=-0.1, top_logprobs=[TopLogprob(token="**", logprob=-0.1)]),
+            Logprob(
+                token="Yes",
+                logprob=math.log(0.8),
+                top_logprobs=[
+                    TopLogprob(token="Yes", logprob=math.log(0.8)),
+                    TopLogprob(token="No", logprob=math.log(0.2)),
+                ],
+            ),
+        ]
+    )
+    assert p_yes_from_logprobs(out) == pytest.approx(0.8)
+
+
+@pytest.mark.parametrize("text", ["Yes and no", "Yes\nNo", "No, but yes.", "Yes or no."])
+def test_hedged_answers_are_unreadable_with_log_probabilities_too(text: str) -> None:
+    first = text.split()[0].rstrip(",")
+    assert p_yes_from_logprobs(_out({first: -0.1, "Yes": -3.0, "No": -3.0}, text)) is None
+    assert p_yes_from_output(_out({first: -0.1, "Yes": -3.0, "No": -3.0}, text)) is None
+
+
+@pytest.mark.parametrize("bad", [math.inf, math.nan, 0.5])
+def test_impossible_log_probabilities_are_unreadable(bad: float) -> None:
+    assert p_yes_from_logprobs(_out({"Yes": bad, "No": -1.0}, "Yes")) is None
+    assert p_yes_from_logprobs(_out({"No": -0.1, "Yes": bad}, "No")) is None
+
+
+def test_minus_infinity_is_probability_zero() -> None:
+    assert p_yes_from_logprobs(_out({"Yes": 0.0, "No": -math.inf}, "Yes")) == 1.0
 
 
 @pytest.mark.parametrize(
@@ -106,12 +159,25 @@ def _judge(response: str, top: dict[str, float] | None, logprobs: bool) -> tuple
 
 
 def test_faithfulness_judge_reads_whole_word_tokens() -> None:
-    top = {"Notably": -0.05, "Yes": -3.0, "No": -4.0}
-    value, source = _judge("Notably, yes", top, logprobs=True)
+    value, source = _judge("Yes", {"Yes": -0.2, "No": -1.2, "Notably": -3.0}, logprobs=True)
     assert source == "logprobs" and value == pytest.approx(1 / (1 + math.exp(-1.0)))
-    # Only prefix-matching tokens: no log-probability reading, the text decides.
+    # A first token that is no yes/no word: no log-probability reading; the text decides.
+    value, source = _judge("Notably, yes", {"Notably": -0.05, "Yes": -3.0}, logprobs=True)
+    assert (value, source) == (1.0, "text")
     value, source = _judge("Notably, yes", {"Notably": -0.05, "Nothing": -1.0}, logprobs=True)
     assert (value, source) == (1.0, "text")
+
+
+@pytest.mark.parametrize("answer", ["Nope", "Supported.", "The sentence is backed by it."])
+def test_faithfulness_judge_never_reads_alternatives_of_another_answer(answer: str) -> None:
+    first = answer.split()[0]
+    assert _judge(answer, {first: -0.01, "Yes": -8.0}, logprobs=True) == (None, "missing")
+
+
+@pytest.mark.parametrize("answer", ["Yes and no", "No, but yes."])
+def test_faithfulness_judge_refuses_hedges_with_log_probabilities(answer: str) -> None:
+    first = answer.split()[0].rstrip(",")
+    assert _judge(answer, {first: -0.1, "No": -2.0}, logprobs=True) == (None, "missing")
 
 
 @pytest.mark.parametrize("answer", ["Yes, but no.", "Yes or no", "yes/no"])

@@ -1,8 +1,17 @@
 """Reading a judge's yes/no answer: as a probability from log-probabilities, or from the text.
 
-Log-probabilities: a token is a yes (or a no) only when it is that whole word, in any case,
-with leading whitespace and trailing punctuation allowed (" Yes", "YES", "no.", "Yes,"); a token
-that merely starts with the letters ("Not", "Nothing", "Yesterday", "None") is neither.
+Log-probabilities: a token is a yes (or a no) only when it is that whole word, in any case and
+in any Unicode compatibility form, with whitespace and punctuation around it allowed (" Yes",
+"YES", "no.", "Yes,", "**No", the full-width letters); a token that merely starts with the letters
+("Not", "Nothing", "Yesterday", "None", "Nope") or spells it with look-alike letters is neither.
+The answer is read at its first content token (the first with a letter or digit; markdown,
+quotes and line breaks before it are skipped), and only when that token is itself a yes or a no:
+then P(yes) is P(yes) / (P(yes) + P(no)) over that position's top alternatives. An answer that
+starts with anything else ("Nope", "Supported.", "The sentence is...") has no log-probability
+reading, however much "Yes" its alternatives hold: P(yes) is never inferred from alternatives
+the judge did not choose. Nor is an answer that hedges or gives both verdicts ("Yes and no",
+"Yes\nNo", "No, but yes.") by the text rule below, or whose log-probabilities are not finite
+numbers.
 
 Text: the leading yes/no word is the verdict (after punctuation and markdown); without one, the
 only kind of verdict word the answer contains is. An answer that also gives the other verdict is
@@ -16,10 +25,14 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 
 from inspect_ai.model import Logprob, ModelOutput
 
-_TOKEN = re.compile(r"\s*(yes|no)[^\w\s]*\s*", re.IGNORECASE)
+_TOKEN = re.compile(r"[\W_]*(yes|no)[\W_]*", re.IGNORECASE)
+_CONTENT = re.compile(r"[^\W_]")
+_MAX_LOGPROB = 1e-6
+"""Above this a log-probability is no probability (rounding may give a hair over 0)."""
 _LEADING = re.compile(r"[\W_]*(yes|no)\b", re.IGNORECASE)
 YES_VERDICT = re.compile(r"\byes\b", re.IGNORECASE)
 """Any "yes" word is a yes verdict."""
@@ -29,12 +42,18 @@ NO_VERDICT = re.compile(r"\bno\b(?![-'\u2019]|[ \t]+[^\W\d_])", re.IGNORECASE)
 
 def token_word(token: str) -> str | None:
     """The word "yes" or "no" when the token is that whole word (module docstring), else None."""
-    match = _TOKEN.fullmatch(token)
+    match = _TOKEN.fullmatch(unicodedata.normalize("NFKC", token))
     return match.group(1).lower() if match else None
+
+
+def is_content_token(token: str) -> bool:
+    """Whether a token holds a letter or digit (markdown, quotes and whitespace do not)."""
+    return bool(_CONTENT.search(unicodedata.normalize("NFKC", token)))
 
 
 def parse_yes_no(text: str) -> float | None:
     """1.0 for a yes, 0.0 for a no, None when the answer is neither, or both (the module rule)."""
+    text = unicodedata.normalize("NFKC", text)
     leading = _LEADING.match(text)
     has_yes, has_no = bool(YES_VERDICT.search(text)), bool(NO_VERDICT.search(text))
     if leading:
@@ -47,29 +66,55 @@ def parse_yes_no(text: str) -> float | None:
 
 
 def p_yes_from_top(item: Logprob) -> float | None:
-    """P(yes) / (P(yes) + P(no)) over one answer position's top log-probabilities (the chosen
-    token alone when the provider gave no alternatives); None when neither word is there."""
+    """P(yes) / (P(yes) + P(no)) at one answer position whose chosen token is a yes or a no,
+    over its top log-probabilities (the chosen token alone when the provider gave no
+    alternatives). None when the chosen token is neither word, or a yes/no log-probability is
+    NaN or above 0 (+infinity included), which no probability can be; minus infinity is 0."""
+    if token_word(item.token) is None:
+        return None
     yes = no = 0.0
     candidates = [(t.token, t.logprob) for t in item.top_logprobs or []]
     for token, logprob in candidates or [(item.token, item.logprob)]:
         word = token_word(token)
+        if word is None:
+            continue
+        if math.isnan(logprob) or logprob > _MAX_LOGPROB:
+            return None
         if word == "yes":
             yes += math.exp(logprob)
-        elif word == "no":
+        else:
             no += math.exp(logprob)
     return yes / (yes + no) if yes + no > 0 else None
 
 
-def p_yes_from_logprobs(output: ModelOutput) -> float | None:
-    """P(yes) over the first answer token's top log-probabilities (:func:`p_yes_from_top`).
-
-    Only whole-word tokens count (see the module docstring). None when the provider returned
-    no log-probabilities or neither word is among them.
-    """
+def first_content_logprob(output: ModelOutput) -> Logprob | None:
+    """The answer's first content token with its alternatives (None without log-probabilities,
+    or when the answer has no content token)."""
     logprobs = output.choices[0].logprobs if output.choices else None
     if not logprobs or not logprobs.content:
         return None
-    return p_yes_from_top(logprobs.content[0])
+    return next((t for t in logprobs.content if is_content_token(t.token)), None)
+
+
+def has_logprobs(output: ModelOutput) -> bool:
+    """Whether the provider returned log-probabilities for the answer."""
+    logprobs = output.choices[0].logprobs if output.choices else None
+    return bool(logprobs and logprobs.content)
+
+
+def p_yes_from_logprobs(output: ModelOutput) -> float | None:
+    """P(yes) at the answer's first content token (:func:`p_yes_from_top`), by the module rule.
+
+    None when the provider returned no log-probabilities, the first content token is not a yes
+    or a no, the answer's text hedges or gives both verdicts, or a log-probability is not finite.
+    """
+    first = first_content_logprob(output)
+    if first is None:
+        return None
+    p = p_yes_from_top(first)
+    if p is None or parse_yes_no(output.completion.strip()) is None:
+        return None
+    return p
 
 
 def p_yes_at_answers(output: ModelOutput, n: int) -> list[float | None]:
