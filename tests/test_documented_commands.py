@@ -294,6 +294,11 @@ class NotRun:
     reason: str
 
 
+SERVED = (
+    "a server in the background and its environment in the next command: "
+    "tests/models/test_served_models.py::test_documented_serve_commands runs these lines, read "
+    "from docs/running.md, with the smallest packaged model on a free port"
+)
 CI_RUNS_IT = "the CI job runs this Quick start line itself (.ci/run reads it out of the README)"
 REGISTRY = "installs from the package registry; the CI job's install runs it"
 _MY_GGUF = "--model gguf/mymodel -M path=/models/my.gguf -M n_ctx=32768"
@@ -551,6 +556,16 @@ PLAN: dict[str, Run | NotRun] = {
     "logs/2026-12-01T10-00-00_booookscore_XXXX.eval": Run(
         group="retry-and-rescore", note="re-scores the retried log", check=_rescored
     ),
+    # docs/booookscore.md, "The paper's figures through the suite's scorer"
+    "python benchmarks/paper_booookscore.py": NotRun(
+        "builds the benchmark-only environment with pip and reads ../shared/data; "
+        "tests/benchmarks/test_paper_booookscore.py runs its measurement on both configurations"
+    ),
+    # docs/running.md, "Served and API models": a server in the background, then Inspect
+    "longform serve qwen2.5-coder-1.5b --port 8080": NotRun(SERVED),
+    "export LONGFORM_BASE_URL=http://127.0.0.1:8080/v1 LONGFORM_API_KEY=local": NotRun(SERVED),
+    "inspect eval tasks/booookscore.py --model openai-api/longform/qwen2.5-coder-1.5b "
+    "-T score_only=true -T data=summaries.jsonl": NotRun(SERVED),
     # docs/reading.md
     "inspect eval longform_evals/quality --model gguf/qwen2.5-coder-1.5b "
     "-T data=../shared/data/quality/quality_5_articles.jsonl -T strategy=read_agent_p "

@@ -14,13 +14,17 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, TypeVar
 
+from longform_evals.models.gguf_files import packaged_equivalent
+
 __all__ = ["calibration_name", "load_calibration_file", "read_calibration"]
 
 C = TypeVar("C")
 
 
 def calibration_name(model: str) -> str:
-    """File stem of a judge's calibration: `gguf/qwen2.5-coder-1.5b` -> `qwen2.5-coder-1.5b`."""
+    """File stem of a judge's calibration: `gguf/qwen2.5-coder-1.5b` -> `qwen2.5-coder-1.5b`;
+    a served packaged model (`openai-api/<service>/qwen2.5-coder-1.5b`) has the packaged one's."""
+    model = packaged_equivalent(model) or model
     return re.sub(r"[^A-Za-z0-9._-]+", "_", model.split("/", 1)[-1])
 
 

@@ -75,6 +75,9 @@ class SentenceVerdict:
     truncated: int = 0
     p_confusion: float | None = None
     type_probabilities: dict[str, float] | None = None
+    read_from: dict[str, int] | None = None
+    """Probe modes: how many of the sentence's yes/no answers were read from log-probabilities,
+    from their words (the provider gave no log-probabilities), or not at all."""
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -30,6 +30,7 @@ Two prompt layouts, each with its own calibration file:
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal
@@ -39,8 +40,9 @@ from inspect_ai.model import GenerateConfig, Model
 
 from longform_evals.judges.calibration_files import read_calibration
 from longform_evals.judges.coherence import SentenceVerdict
+from longform_evals.judges.health import generate_with_logprobs
 from longform_evals.judges.injection import as_data
-from longform_evals.judges.yes_no import p_yes_at_answers, p_yes_from_output
+from longform_evals.judges.yes_no import p_yes_at_answers, p_yes_from_output, reading_source
 from longform_evals.models.identity import cache_policy
 from longform_evals.models.step_usage import JUDGE, record_step_usage
 from longform_evals.progress import BOARD, JUDGE_PHASE
@@ -159,11 +161,13 @@ async def probe_sentence(
     index: int,
     settings: ProbeSettings,
     only_enabled: dict[str, ProbeThreshold] | None = None,
+    sources: Counter[str] | None = None,
 ) -> tuple[dict[str, float | None], int]:
     """P(yes) of every probe asked about one sentence (None: unreadable), and the calls made.
 
     `only_enabled`: ask only the probes these thresholds switch on, all the verdict reads (the
-    scorer does; calibration passes None to read every probe).
+    scorer does; calibration passes None to read every probe). `sources` counts how each
+    answer was read (`yes_no.reading_source`).
     """
     if settings.layout == "joint":
         return await _probe_sentence_joint(model, sentences, index, settings)
@@ -189,12 +193,14 @@ async def probe_sentence(
     ]
     BOARD.plan(JUDGE_PHASE, len(prompts))
     outputs = await asyncio.gather(
-        *[model.generate(prompt, config=config, cache=cache) for prompt in prompts]
+        *[generate_with_logprobs(model, prompt, config, cache) for prompt in prompts]
     )
     for output in outputs:
         record_step_usage(JUDGE, output)
     BOARD.done(JUDGE_PHASE, len(outputs))
     answers = {p.name: p_yes_from_output(o) for p, o in zip(asked, outputs, strict=True)}
+    if sources is not None:
+        sources.update(reading_source(o) for o in outputs)
     return answers, len(outputs)
 
 
@@ -234,7 +240,9 @@ async def _probe_sentence_joint(
         top_logprobs=settings.top_logprobs,
     )
     BOARD.plan(JUDGE_PHASE, 1)
-    output = await model.generate(prompt, config=config, cache=cache_policy(model, settings.cache))
+    output = await generate_with_logprobs(
+        model, prompt, config, cache_policy(model, settings.cache)
+    )
     record_step_usage(JUDGE, output)
     BOARD.done(JUDGE_PHASE, 1)
     answers = dict(zip(names, p_yes_at_answers(output, len(names)), strict=True))
@@ -297,9 +305,12 @@ async def probe_summary(
 ) -> tuple[list[SentenceVerdict], int]:
     """Probe-mode verdicts for every sentence of a summary, and the number of calls."""
     thresholds, source = thresholds_for(str(model), settings)
+    read_from: list[Counter[str]] = [Counter() for _ in sentences]
     results = await asyncio.gather(
         *[
-            probe_sentence(model, sentences, i, settings, only_enabled=thresholds)
+            probe_sentence(
+                model, sentences, i, settings, only_enabled=thresholds, sources=read_from[i]
+            )
             for i in range(len(sentences))
         ]
     )
@@ -307,5 +318,7 @@ async def probe_summary(
         verdict_from_probes(i, sentences[i], p_yes, thresholds)
         for i, (p_yes, _) in enumerate(results)
     ]
+    for verdict, counts in zip(verdicts, read_from, strict=True):
+        verdict.read_from = dict(counts) if counts else None
     transcript().info({"coherence_probe_thresholds": source})
     return verdicts, sum(calls for _, calls in results)

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from inspect_ai.model import GenerateConfig, Model, get_model
 
 from longform_evals.judges.faithfulness_calibration import load_calibration
+from longform_evals.judges.health import generate_with_logprobs
 from longform_evals.judges.injection import as_data
 from longform_evals.judges.support import JudgeOptions, JudgeSetup, SupportJudgement
 from longform_evals.judges.yes_no import p_yes_from_logprobs, parse_yes_no
@@ -83,7 +84,10 @@ async def judge_support(
         top_logprobs=settings.top_logprobs if settings.logprobs else None,
     )
     cache = cache_policy(model, settings.cache)
-    output = await model.generate(prompt, config=config, cache=cache)
+    if settings.logprobs:
+        output = await generate_with_logprobs(model, prompt, config, cache)
+    else:
+        output = await model.generate(prompt, config=config, cache=cache)
     record_step_usage(JUDGE, output)
     p = p_yes_from_logprobs(output) if settings.logprobs else None
     if p is not None:

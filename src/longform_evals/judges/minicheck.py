@@ -44,6 +44,7 @@ from inspect_ai.model import (
 )
 
 from longform_evals.judges.faithfulness_calibration import JudgeCalibration
+from longform_evals.judges.health import generate_with_logprobs
 from longform_evals.judges.minicheck_chunking import (
     CLASSIFIER_CHUNK_TOKENS,
     LLM_CHUNK_TOKENS,
@@ -346,8 +347,8 @@ class MiniCheckLLMJudge:
             temperature=0.0, max_tokens=1, logprobs=True, top_logprobs=self.top_logprobs
         )
         model = self.model()
-        output = await model.generate(
-            messages, config=config, cache=cache_policy(model, self.cache)
+        output = await generate_with_logprobs(
+            model, messages, config, cache_policy(model, self.cache)
         )
         # Only this (Bespoke-MiniCheck-7B) path is a model call; the local classifiers have no
         # token usage to record.

@@ -28,6 +28,7 @@ from inspect_ai.model import (
     Model,
 )
 
+from longform_evals.judges.health import generate_with_logprobs
 from longform_evals.judges.injection import as_data
 from longform_evals.judges.rater_calibration import RaterCalibration
 from longform_evals.judges.yes_no import NO_VERDICT, YES_VERDICT, p_yes_from_logprobs
@@ -183,9 +184,11 @@ async def ask_rater(
     messages: list[ChatMessage] = [ChatMessageUser(content=prompt)]
     answers: list[str] = []
     for _ in (1, 2):
-        output = await model.generate(
-            messages, config=config, cache=cache_policy(model, settings.cache)
-        )
+        cache = cache_policy(model, settings.cache)
+        if settings.logprobs:
+            output = await generate_with_logprobs(model, messages, config, cache)
+        else:
+            output = await model.generate(messages, config=config, cache=cache)
         record_step_usage(JUDGE, output)
         answers.append(output.completion)
         verdict = parse_verdict(output.completion)

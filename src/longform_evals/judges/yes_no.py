@@ -143,3 +143,11 @@ def p_yes_from_output(output: ModelOutput) -> float | None:
     if p is not None:
         return p
     return parse_yes_no(output.completion.strip()) if output.completion else None
+
+
+def reading_source(output: ModelOutput) -> str:
+    """How :func:`p_yes_from_output` reads `output`: `logprobs`, `text` (from the words: no
+    log-probabilities, or a first token that is no yes/no word), or `unreadable`."""
+    if p_yes_from_logprobs(output) is not None:
+        return "logprobs"
+    return "text" if p_yes_from_output(output) is not None else "unreadable"

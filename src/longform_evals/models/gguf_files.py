@@ -129,6 +129,20 @@ def cache_dir() -> Path:
     return Path(root) / "models"
 
 
+_OPENAI_COMPATIBLE = ("openai-api",)
+"""Inspect providers whose model names are `<provider>/<service>/<model>` (served models)."""
+
+
+def packaged_equivalent(model_name: str) -> str | None:
+    """`gguf/<name>` when `model_name` is an OpenAI-compatible served model named after a
+    packaged model (`openai-api/<service>/qwen2.5-coder-1.5b`, as `longform serve` names it);
+    else None. Such a judge gets the packaged model's mode, calibration and judge card."""
+    parts = model_name.split("/")
+    if len(parts) == 3 and parts[0] in _OPENAI_COMPATIBLE and parts[2] in MODELS:
+        return f"gguf/{parts[2]}"
+    return None
+
+
 def get_spec(name: str) -> ModelSpec:
     """The spec of a named model, or a clear error listing the known names."""
     try:

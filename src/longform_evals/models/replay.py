@@ -81,6 +81,7 @@ from inspect_ai.tool import ToolChoice, ToolFunction, ToolInfo
 from pydantic import ValidationError
 
 import longform_evals
+from longform_evals.models.gguf_files import packaged_equivalent
 
 __all__ = [
     "KEY_SETTINGS",
@@ -502,11 +503,12 @@ def stands_for(model: Model) -> str:
     """The model whose answers ``model`` gives: the recorded model of a replay (from its
     header, else the model recording it), otherwise ``model`` itself. Scorers that choose a
     method by the judge's provider ask this, so a replayed judge is judged the same way as
-    the model it replays."""
+    the model it replays. A served packaged model (`openai-api/<service>/<packaged name>`)
+    stands for the packaged `gguf/` model (`gguf_files.packaged_equivalent`)."""
     api = model.api
     if isinstance(api, ReplayModelAPI):
         if api.recording.model:
             return api.recording.model
         if api.recorder is not None:
             return str(api.recorder)
-    return str(model)
+    return packaged_equivalent(str(model)) or str(model)

@@ -7,7 +7,8 @@ whose verdict could not be read after the bounded retries (in `probe` mode: some
 gave no yes/no answer) are parse failures: excluded from the numerator and the denominator,
 reported as their own rate, and listed in the metadata with the reason. This follows the
 paper's formula (every sentence of the summary is a unit, however many questions it gets),
-not the reference code's `get_score`, which divides by the number of flagged sentences.
+as the official package's `get_score` does on the annotation file its `get_annot` writes
+(every sentence); `benchmarks/paper_booookscore.py` compares the two.
 
 A summary without words (blank, or only fragments such as "... !!!") is not judged: its values
 are NaN with the reason counted (see `longform_evals.scorers.unscorable`); the wordless
@@ -17,6 +18,7 @@ fragments of a worded summary are not judged and are listed in the metadata.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
@@ -35,6 +37,7 @@ from longform_evals.judges.coherence import (
 from longform_evals.judges.coherence_fitted import fitted_summary, load_fitted
 from longform_evals.judges.coherence_probe import ProbeSettings, probe_summary, thresholds_for
 from longform_evals.judges.coherence_types import ERROR_TYPES
+from longform_evals.judges.health import announce_uncalibrated, note_readings
 from longform_evals.models.replay import stands_for
 from longform_evals.scorers.limited import unless_limited
 from longform_evals.scorers.unscorable import TextCheck, check_text, unscorable_metrics
@@ -137,7 +140,24 @@ class CoherenceJudging:
     ) -> tuple[list[SentenceVerdict], int, dict[str, Any]]:
         """Verdicts on `sentences`, the judge calls made, and what the metadata should say of
         how they were asked (`mode`, the packaged judge card that applies as `judge_card`,
-        and the calibration or the layout)."""
+        and the calibration or the layout). A judge running uncalibrated, or whose verdicts
+        go unread too often, is announced during the run (`judges/health.py`)."""
+        verdicts, calls, extra = await self._ask(judge, sentences)
+        source = str(extra.get("calibration", ""))
+        if source.startswith("uncalibrated"):
+            announce_uncalibrated(str(judge), "coherence", source)
+        parsed = sum(1 for v in verdicts if v.parsed)
+        note_readings(str(judge), "coherence", parsed, len(verdicts) - parsed)
+        read_from: Counter[str] = Counter()
+        for v in verdicts:
+            read_from.update(v.read_from or {})
+        if read_from:
+            extra["answers_read_from"] = dict(read_from)
+        return verdicts, calls, extra
+
+    async def _ask(
+        self, judge: Model, sentences: list[str]
+    ) -> tuple[list[SentenceVerdict], int, dict[str, Any]]:
         resolved = resolve_mode(self.mode, judge)
         # A card measures the packaged calibration: with another one, no card applies.
         own = self.calibration is None and self.threshold is None

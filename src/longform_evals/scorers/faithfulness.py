@@ -24,6 +24,7 @@ from inspect_ai.solver import TaskState
 from longform_evals.analysis import MERGES, Merge, SupportMatrix
 from longform_evals.data.multidoc import sample_documents
 from longform_evals.judges.cards import card_name, faithfulness_mode
+from longform_evals.judges.health import announce_uncalibrated, note_readings
 from longform_evals.judges.support import (
     JudgeOptions,
     JudgeSetup,
@@ -319,6 +320,10 @@ class FaithfulnessJudging:
         values = self.score_values(judged, matrix, check)
         metadata = self.score_metadata(judge, judged, matrix, len(documents), check)
         unread = sum(1 for row in judged.unit_rows for j in row if j.value is None)
+        total = sum(len(row) for row in judged.unit_rows)
+        if judge.setup.calibration.source == "uncalibrated":
+            announce_uncalibrated(judge.setup.name, "faithfulness", "uncalibrated")
+        note_readings(judge.setup.name, "faithfulness", total - unread, unread)
         return Score(
             value=values,
             answer=summary,

@@ -39,6 +39,7 @@ from inspect_ai.model import get_model
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
+from longform_evals.judges.health import note_readings
 from longform_evals.judges.rater_calibration import (
     RaterCalibration,
     check_rule,
@@ -189,6 +190,8 @@ def llm_raters(
         )
         rows = await rate_answer(model, _question(state), answer, references, settings)
         result = rated(rows, cal, calibrated)
+        asked = sum(len(r) for r in rows)
+        note_readings(str(model), "raters", asked - result.missing, result.missing)
         return Score(
             value={
                 "lr1": int(result.lower == "exact"),
