@@ -561,6 +561,11 @@ PLAN: dict[str, Run | NotRun] = {
         "builds the benchmark-only environment with pip and reads ../shared/data; "
         "tests/benchmarks/test_paper_booookscore.py runs its measurement on both configurations"
     ),
+    "python benchmarks/reference_booookscore.py --official-prompts ~/BooookScore/prompts": NotRun(
+        "needs the official repository's prompt files, which this project does not ship, and "
+        "about 40 minutes of a served model on 2 cores; tests/benchmarks/"
+        "test_reference_booookscore.py runs its chunk part and its agreement logic"
+    ),
     # docs/running.md, "Served and API models": a server in the background, then Inspect
     "longform serve qwen2.5-coder-1.5b --port 8080": NotRun(SERVED),
     "export LONGFORM_BASE_URL=http://127.0.0.1:8080/v1 LONGFORM_API_KEY=local": NotRun(SERVED),
