@@ -103,6 +103,36 @@ def test_no_confusion_with_nothing_asked_is_clean(answer: str) -> None:
     assert parse_judgement(answer) == Judgement(confused=False)
 
 
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Questions: no confusion\nTypes: no confusion",
+        "Questions: No confusion.\nTypes: No confusion.",
+        "**Questions:** no confusion\n**Types:** no confusion",
+        "Questions: none\nTypes: no confusion",
+        "Types: no confusion",
+    ],
+)
+def test_the_official_prompts_two_line_no_confusion_is_clean(answer: str) -> None:
+    # The official per-sentence prompt asks for "no confusion" on both lines; its own
+    # validator accepts exactly this shape.
+    assert parse_judgement(answer) == Judgement(confused=False)
+
+
+@pytest.mark.parametrize(
+    ("answer", "reason"),
+    [
+        ("Questions: no confusion\nTypes: entity omission", "also lists types"),
+        ("Questions: Who is Owen?\nTypes: no confusion", "also asks questions"),
+        ("Questions: no confusion", "the Types line does not"),
+        ("Questions: no confusion\nTypes: no confusion, but who is Owen?", "asks questions"),
+    ],
+)
+def test_a_half_said_no_confusion_is_a_contradiction(answer: str, reason: str) -> None:
+    with pytest.raises(JudgementParseError, match=reason):
+        parse_judgement(answer)
+
+
 def test_every_canonical_type_normalises_to_itself() -> None:
     for t in ERROR_TYPES:
         assert normalize_type(t) == t

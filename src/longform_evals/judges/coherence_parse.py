@@ -14,8 +14,16 @@ A "Types" line is required for a confusion; the "Questions" line may be missing 
 questions are then empty). "No confusion" must stand alone: an answer that says it and also
 names types or asks a question, on the same line or another ("No confusion, but who is Owen?
 Types: entity omission"), contradicts itself and is a parse failure, not read either way
-("Questions: none" is allowed). Anything else raises `JudgementParseError` with the reason,
-which the judge sends back to the model when it asks again.
+("Questions: none" is allowed). The official BooookScore prompt asks for "no confusion" on both
+lines, and that shape is read as no confusion too:
+
+    Questions: no confusion
+    Types: no confusion
+
+but only when both lines say it (or the Questions line is empty or "none"); "no confusion" on
+one line with questions or types on the other is a contradiction, as above. Anything else
+raises `JudgementParseError` with the reason, which the judge sends back to the model when it
+asks again.
 
 Every parser here is linear in the answer's length (no backtracking regex over unbounded runs),
 and a batched answer's JSON that is too deep or holds a number too long to convert fails with
@@ -96,6 +104,44 @@ def _contradicts_no_confusion(rest: str) -> str | None:
     return None
 
 
+def _labelled_values(lines: list[str]) -> dict[str, list[str]]:
+    """The "Questions"/"Types" values in order, continuation lines joined to their label;
+    lines before the first label are preamble and ignored."""
+    values: dict[str, list[str]] = {}
+    current: str | None = None
+    for line in lines:
+        match = _LABEL.match(line)
+        if match:
+            current = "types" if match.group(1).lower().startswith("type") else "questions"
+            values.setdefault(current, []).append(match.group(2))
+        elif current is not None:
+            values[current].append(line)
+    return values
+
+
+def _says_no_confusion(value: str) -> bool:
+    return _NO_CONFUSION.match(value) is not None
+
+
+def _official_no_confusion(values: dict[str, list[str]]) -> Judgement:
+    """The official two-line "no confusion" answer; anything beside it is a contradiction."""
+    types = " ".join(values.get("types", []))
+    questions = " ".join(values.get("questions", []))
+    if not _says_no_confusion(types):
+        if "types" in values and types.strip(" .-*"):
+            raise JudgementParseError("the answer says 'no confusion' but also lists types")
+        raise JudgementParseError(
+            "the Questions line says 'no confusion' but the Types line does not"
+        )
+    if not _says_no_confusion(questions) and questions.strip(" .-*").lower() not in _NO_QUESTIONS:
+        raise JudgementParseError("the answer says 'no confusion' but also asks questions")
+    for value in (types, questions):
+        match = _NO_CONFUSION.match(value)
+        if match and _contradicts_no_confusion(value[match.end() :]):
+            raise JudgementParseError("the answer says 'no confusion' but also asks questions")
+    return Judgement(confused=False)
+
+
 def parse_judgement(text: str) -> Judgement:
     """Parse one answer about one sentence (see the module docstring for accepted shapes)."""
     lines = _clean_lines(text)
@@ -108,22 +154,19 @@ def parse_judgement(text: str) -> Judgement:
         if contradiction:
             raise JudgementParseError(contradiction)
         return Judgement(confused=False)
+    values = _labelled_values(lines)
+    said_none = [_says_no_confusion(" ".join(v)) for v in values.values()]
+    if any(said_none):
+        return _official_no_confusion(values)
     questions: list[str] = []
+    for value in values.get("questions", []):
+        questions.extend(split_questions(value))
     types: list[str] | None = None
-    current: str | None = None
-    for line in lines:
-        match = _LABEL.match(line)
-        if match:
-            current = "types" if match.group(1).lower().startswith("type") else "questions"
-            value = match.group(2)
-        elif current is not None:
-            value = line  # a continuation of the previous labelled value
-        else:
-            continue  # preamble before the first label
-        if current == "types":
-            types = (types or []) + parse_types(value) if value.strip() else (types or [])
-        else:
-            questions.extend(split_questions(value))
+    if "types" in values:
+        types = []
+        for value in values["types"]:
+            if value.strip():
+                types += [t for t in parse_types(value) if t not in types]
     if types is None:
         raise JudgementParseError("the answer neither says 'No confusion' nor has a 'Types:' line")
     if not types:
