@@ -5,9 +5,14 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from inspect_ai.scorer import SampleScore, Score
 
+from longform_evals.analysis.agreement import best_threshold, roc_auc
+from longform_evals.analysis.reduce import nan_reduce_1d
 from longform_evals.scorers.meta_evaluation import auc, bacc, bacc_by_order, in_calibration_part
 
 
@@ -81,3 +86,37 @@ def test_bacc_by_order_and_sensitivity() -> None:
     ]
     out = bacc_by_order()(scores)  # type: ignore[arg-type]
     assert out == {"top": 100.0, "bottom": 50.0, "sensitivity": 50.0}
+
+
+@given(
+    p=st.floats(min_value=0.0, max_value=1.0),
+    sizes=st.lists(st.integers(min_value=1, max_value=40), min_size=4, max_size=16),
+)
+def test_a_judge_with_no_signal_gets_auc_one_half_on_every_subset(
+    p: float, sizes: list[int]
+) -> None:
+    # Every sentence of every summary got the same P(yes) p; the summaries' means over their
+    # sentences are mathematically p but can differ in the last bits with the sentence count
+    # (0.1 averaged over 3 or 7 sentences): that noise must not rank summaries.
+    scores = [
+        _score(i, nan_reduce_1d(np.full(n, p), "mean"), i % 2, subset=f"s{i % 3}", t=p)
+        for i, n in enumerate(sizes)
+    ]
+    out = auc()(scores)  # type: ignore[arg-type]
+    assert all(v == 0.5 for k, v in out.items() if not math.isnan(v)), out  # type: ignore[union-attr]
+    # held against its own value as threshold, every summary is predicted faithful: BACC 50
+    # where a subset has both labels, else the recall of the one label it has
+    labels: dict[str, set[int]] = {}
+    for s in scores:
+        labels.setdefault(s.sample_metadata["subset"], set()).add(s.sample_metadata["labels"])  # type: ignore[index]
+    expected = {k: 50.0 if len(v) == 2 else 100.0 * max(v) for k, v in labels.items()}
+    got = bacc()(scores)  # type: ignore[arg-type]
+    assert {k: v for k, v in got.items() if k != "avg"} == expected  # type: ignore[union-attr]
+
+
+def test_sums_in_another_order_are_the_same_score() -> None:
+    labels = [1, 0, 1, 0]
+    tenths = [nan_reduce_1d(np.full(n, 0.1), "mean") for n in (3, 1, 7, 10)]
+    assert len(set(tenths)) > 1  # the noise is real
+    assert roc_auc(labels, tenths) == 0.5
+    assert best_threshold(labels, tenths) == 0.1  # everything faithful: no split in noise

@@ -22,7 +22,14 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["BalancedAccuracy", "balanced_accuracy", "best_threshold", "roc_auc"]
+__all__ = [
+    "SCORE_DECIMALS",
+    "BalancedAccuracy",
+    "balanced_accuracy",
+    "best_threshold",
+    "comparable",
+    "roc_auc",
+]
 
 _FloatArray = npt.NDArray[np.float64]
 _BoolArray = npt.NDArray[np.bool_]
@@ -40,6 +47,18 @@ class BalancedAccuracy(NamedTuple):
     value: float
     n_used: int
     n_skipped: int
+
+
+SCORE_DECIMALS = 12
+"""Scores are compared (ranked, held against a threshold) at this many decimal places: a mean
+of equal values can differ from them in the last bits depending on how many there were and in
+what order they were added, and that difference must not rank one summary above another."""
+
+
+def comparable(values: npt.ArrayLike) -> _FloatArray:
+    """``values`` rounded to :data:`SCORE_DECIMALS` places for comparing (infinities and NaN
+    stay as they are)."""
+    return np.round(np.asarray(values, dtype=np.float64), SCORE_DECIMALS).astype(np.float64)
 
 
 def _check_labels(labels: Sequence[int], n: int, what: str) -> _BoolArray:
@@ -107,9 +126,10 @@ def balanced_accuracy(
 def _usable(
     labels: Sequence[int], scores: Sequence[float | None]
 ) -> tuple[_BoolArray, _FloatArray]:
-    """Labels and scores of the pairs whose score is a number (not None, not NaN)."""
+    """Labels and scores of the pairs whose score is a number (not None, not NaN), the scores
+    :func:`comparable`."""
     gold = _check_labels(labels, len(scores), "scores")
-    values = np.array([math.nan if s is None else float(s) for s in scores], dtype=np.float64)
+    values = comparable([math.nan if s is None else float(s) for s in scores])
     keep = ~np.isnan(values)
     return gold[keep], values[keep]
 

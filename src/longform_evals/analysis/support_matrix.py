@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from longform_evals.analysis import positions
+from longform_evals.analysis.agreement import comparable
 from longform_evals.analysis.positions import IntArray, Ties
 from longform_evals.analysis.reduce import (
     MERGES,
@@ -36,7 +37,7 @@ def decide(score: float, threshold: float) -> bool | None:
     """
     if math.isnan(score):
         return None
-    return bool(score >= threshold)
+    return bool(comparable(score) >= comparable(threshold))
 
 
 def _as_float_array(data: Any, what: str) -> FloatArray:

@@ -19,7 +19,12 @@ from typing import Any
 
 from inspect_ai.scorer import Metric, SampleScore, metric, value_to_float
 
-from longform_evals.analysis.agreement import balanced_accuracy, best_threshold, roc_auc
+from longform_evals.analysis.agreement import (
+    balanced_accuracy,
+    best_threshold,
+    comparable,
+    roc_auc,
+)
 from longform_evals.analysis.ordering import ORDER_NAMES, sensitivity
 
 _to_float = value_to_float()
@@ -128,7 +133,8 @@ def _bacc(rows: _Rows, thresholds: list[float]) -> float:
     if any(math.isnan(t) for t in thresholds):
         return math.nan
     labels = [label for label, _, _ in rows]
-    predicted = [v >= t for (_, v, _), t in zip(rows, thresholds, strict=True)]
+    values = comparable([v for _, v, _ in rows])
+    predicted = [bool(v >= t) for v, t in zip(values, comparable(thresholds), strict=True)]
     return 100.0 * balanced_accuracy(labels, predicted).value
 
 
