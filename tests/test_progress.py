@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
 import time
+from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from inspect_ai import Task
+from inspect_ai import eval as inspect_eval
+from inspect_ai.dataset import Sample
+from inspect_ai.model import get_model
+from inspect_ai.solver import Generate, Solver, TaskState, solver
 
+from helpers import OFFLINE_RULES
 from longform_evals.progress import BOARD, ProgressBoard, printing_progress
 
 
@@ -55,3 +64,43 @@ def test_a_quiet_run_still_prints_that_it_is_alive() -> None:
         time.sleep(0.2)
     lines = out.getvalue().splitlines()
     assert len(lines) >= 3 and lines[0].endswith("no model calls yet")
+
+
+def test_a_plain_display_prints_progress_lines_while_a_sample_runs(
+    capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # With `--display plain` (and in CI, where output is no terminal) Inspect shows nothing
+    # while a sample runs; the package's hook prints a line every interval.
+    import longform_evals._registry  # noqa: F401  (the entry point registers the hook)
+
+    monkeypatch.setenv("LONGFORM_PROGRESS_INTERVAL", "0.2")
+
+    @solver
+    def slow() -> Solver:
+        async def solve(state: TaskState, generate: Generate) -> TaskState:
+            state = await generate(state)
+            await asyncio.sleep(1.0)
+            return state
+
+        return solve
+
+    task = Task(dataset=[Sample(input="Say hi.")], solver=slow())
+    model = get_model("scripted/agree", rules=OFFLINE_RULES, memoize=False)
+    [log] = inspect_eval(task, model=model, display="plain", log_dir=str(tmp_path))
+    assert log.status == "success"
+    err = capfd.readouterr().err
+    lines = [line for line in err.splitlines() if "] longform: " in line]
+    assert lines, err
+    assert "1 model calls" in lines[-1] and "tokens" in lines[-1]
+
+
+def test_no_progress_lines_when_the_display_is_silenced(
+    capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import longform_evals._registry  # noqa: F401
+
+    monkeypatch.setenv("LONGFORM_PROGRESS_INTERVAL", "0.1")
+    task = Task(dataset=[Sample(input="Say hi.")])
+    model = get_model("scripted/agree", rules=OFFLINE_RULES, memoize=False)
+    inspect_eval(task, model=model, display="none", log_dir=str(tmp_path))
+    assert "] longform: " not in capfd.readouterr().err

@@ -6,6 +6,7 @@ are imported lazily inside the registered factories) and is covered by a test.
 """
 
 from longform_evals.models.providers import gguf, lmeval, replay, scripted
+from longform_evals.progress import register_plain_progress
 from longform_evals.scorers.bertscore import bertscore
 from longform_evals.scorers.booookscore import booookscore as booookscore_scorer
 from longform_evals.scorers.faithfulness import faithfulness
@@ -43,7 +44,11 @@ from longform_evals.tasks.narrative import booksum, squality
 from longform_evals.tasks.positional_bias import positional_bias
 from longform_evals.tasks.reading import narrativeqa, qmsum, quality
 
+PlainProgress = register_plain_progress()
+"""Progress lines for `inspect eval` runs whose display shows none (docs/running.md)."""
+
 __all__ = [
+    "PlainProgress",
     "bertscore",
     "bm25_pages",
     "booksum",

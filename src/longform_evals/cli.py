@@ -412,7 +412,19 @@ def judge_card_command(
     "--live",
     default=None,
     metavar="MODEL",
-    help="Judge with this real model instead of the packaged recording.",
+    help=(
+        "Judge with this real model instead of the packaged recording: a name, or a YAML/JSON "
+        "mapping (inline or a .yaml/.json file) with model, model_args and generate settings, "
+        "as Inspect's --model-role takes."
+    ),
+)
+@click.option(
+    "-M",
+    "--model-arg",
+    "model_args",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="An argument of the --live/--record model (repeatable), as Inspect's -M.",
 )
 @click.option(
     "--record",
@@ -430,6 +442,7 @@ def check_command(
     only: tuple[str, ...],
     junit: str | None,
     live: str | None,
+    model_args: tuple[str, ...],
     record: str | None,
     recording: str | None,
 ) -> None:
@@ -437,12 +450,17 @@ def check_command(
     metric as it must. Judged metrics replay the packaged recording of
     gguf/qwen2.5-coder-1.5b unless --live or --record names a model. Exits 1 when a check
     fails."""
-    from longform_evals.checks.judge import JudgeChoice
+    from longform_evals.checks.judge import judge_choice
     from longform_evals.checks.runner import format_table, junit_xml, run_checks
 
     if live and record:
         raise click.UsageError("give --live MODEL or --record MODEL, not both")
-    judge = JudgeChoice(live=live or record, record=record is not None, recording=recording)
+    if junit and Path(junit).is_dir():
+        raise click.UsageError(f"--junit {junit} is a folder; name the XML file to write")
+    try:
+        judge = judge_choice(live or record, model_args, record is not None, recording)
+    except ValueError as e:
+        raise click.UsageError(str(e)) from e
     click.echo(f"judge: {judge.label}")
     try:
         results = run_checks(only=list(only) or None, judge=judge)

@@ -13,6 +13,7 @@ strategy learns more (merge levels, retries) and is never below the calls done.
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 import threading
 import time
@@ -20,6 +21,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TextIO
 
+from inspect_ai.hooks import Hooks, ModelUsageData, RunEnd, RunStart, hooks
 from inspect_ai.util import display_counter
 
 
@@ -111,3 +113,97 @@ def printing_progress(
         stop.set()
         thread.join()
         print(f"[{_elapsed(time.monotonic() - started)}] done: {BOARD.line()}", file=out)
+
+
+PLAIN_INTERVAL = 30.0
+"""Seconds between progress lines of an `inspect eval` whose display draws no live progress
+(`--display plain`, `log`, or output that is not a terminal); `LONGFORM_PROGRESS_INTERVAL`
+sets it, 0 turns the lines off."""
+
+
+def _plain_display() -> bool:
+    """Whether Inspect's display shows nothing while a sample runs (and is not silenced)."""
+    from inspect_ai.util import display_type
+
+    kind = display_type()
+    if kind in ("none", "conversation"):
+        return False
+    return kind in ("plain", "log") or not sys.stderr.isatty()
+
+
+class _Usage:
+    """Calls and tokens of the process's model calls (Inspect's usage hook), thread-safe."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.calls = 0
+        self.tokens = 0
+
+    def add(self, tokens: int) -> None:
+        with self._lock:
+            self.calls += 1
+            self.tokens += tokens
+
+    def line(self) -> str:
+        with self._lock:
+            return f"{self.calls:,} model calls, {self.tokens:,} tokens"
+
+
+class PlainProgress(Hooks):
+    """Progress lines for runs whose display shows none: every `PLAIN_INTERVAL` seconds, the
+    elapsed time, model calls and tokens so far, and the phases' calls done and planned:
+
+        [0:05:00] longform: 14 model calls, 52,310 tokens; summarizer 14/31 calls
+
+    so a CI log or a `--display plain` run shows the book is being read, not hung."""
+
+    def __init__(self) -> None:
+        self.usage = _Usage()
+        self._stop: threading.Event | None = None
+
+    def enabled(self) -> bool:
+        return _interval() > 0
+
+    async def on_run_start(self, data: RunStart) -> None:
+        if not _plain_display() or self._stop is not None:
+            return
+        self.usage = _Usage()
+        stop = self._stop = threading.Event()
+        started = time.monotonic()
+        interval = _interval()
+
+        def report() -> None:
+            while not stop.wait(interval):
+                elapsed = _elapsed(time.monotonic() - started)
+                phases = BOARD.line()
+                print(
+                    f"[{elapsed}] longform: {self.usage.line()}; {phases}",
+                    file=sys.stderr,
+                    flush=True,
+                )
+
+        threading.Thread(target=report, name="longform-plain-progress", daemon=True).start()
+
+    async def on_model_usage(self, data: ModelUsageData) -> None:
+        self.usage.add(data.usage.input_tokens + data.usage.output_tokens)
+
+    async def on_run_end(self, data: RunEnd) -> None:
+        if self._stop is not None:
+            self._stop.set()
+            self._stop = None
+
+
+def _interval() -> float:
+    raw = os.environ.get("LONGFORM_PROGRESS_INTERVAL")
+    try:
+        return PLAIN_INTERVAL if raw is None else max(0.0, float(raw))
+    except ValueError:
+        return PLAIN_INTERVAL
+
+
+def register_plain_progress() -> type[PlainProgress]:
+    """Register :class:`PlainProgress` with Inspect (the package's entry point calls this)."""
+    return hooks(
+        name="longform_progress",
+        description="longform-evals: progress lines when the display shows none",
+    )(PlainProgress)

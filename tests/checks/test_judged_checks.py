@@ -3,13 +3,14 @@ fail when the scoring path is broken, and fail loudly when the recording lacks a
 
 from __future__ import annotations
 
+import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from longform_evals.checks import booookscore_checks, faithfulness_checks, rater_checks
-from longform_evals.checks.judge import JudgeChoice
+from longform_evals.checks.judge import JudgeChoice, judge_choice
 from longform_evals.checks.runner import format_table, junit_xml, run_checks, shipped_checks
 from longform_evals.checks.spec import Result
 from longform_evals.judges import coherence_probe, support
@@ -69,8 +70,16 @@ def test_a_known_gap_is_reported_and_does_not_fail() -> None:
     if entity.known_gap is None:
         pytest.skip("the recorded judge shows this behaviour: no gap to report")
     assert entity.passed and entity.verdict == "known gap"
-    assert "known gap" in format_table([entity])
-    assert "<skipped" in junit_xml([entity])
+    table = format_table([entity])
+    assert "known gap" in table
+    # counted apart from the passes, and as skipped (with its reason) in JUnit
+    assert table.endswith("0 of 1 checks passed, 0 failed, 1 known gap of this judge.\n")
+    root = ET.fromstring(junit_xml([entity]))
+    assert root.get("skipped") == "1" and root.get("failures") == "0"
+    [suite] = root.iter("testsuite")
+    assert suite.get("skipped") == "1"
+    [skipped] = root.iter("skipped")
+    assert str(skipped.get("message")).startswith("known gap: ")
 
 
 @pytest.mark.usefixtures("fresh_scores")
@@ -122,3 +131,38 @@ def test_a_missing_recording_line_fails_loudly_naming_the_prompt(tmp_path: Path)
 def test_recording_needs_a_model() -> None:
     with pytest.raises(ValueError, match="--record MODEL"):
         JudgeChoice(record=True)
+
+
+def test_live_takes_the_model_specifications_inspect_takes(tmp_path: Path) -> None:
+    assert judge_choice("openai/gpt-4o") == JudgeChoice(live="openai/gpt-4o")
+    inline = judge_choice(
+        "{model: gguf/qwen2.5-coder-1.5b, model_args: {n_threads: 1}, temperature: 0}",
+        ["n_ctx=4096"],
+    )
+    assert inline.live == "gguf/qwen2.5-coder-1.5b"
+    assert dict(inline.model_args) == {"n_threads": "1", "n_ctx": "4096"}
+    assert dict(inline.config) == {"temperature": "0"}
+    spec = tmp_path / "judge.yaml"
+    spec.write_text("model: openai-api/local/qwen\nmax_connections: 4\n", encoding="utf-8")
+    from_file = judge_choice(str(spec), ["api_key=local"])
+    assert from_file.live == "openai-api/local/qwen"
+    assert dict(from_file.model_args) == {"api_key": '"local"'}
+    assert dict(from_file.config) == {"max_connections": "4"}
+
+
+@pytest.mark.parametrize(
+    ("live", "args", "message"),
+    [
+        ("{model_args: {a: 1}}", [], "needs `model`"),
+        ("{model: x, temprature: 0}", [], "unknown generate setting"),
+        ("{model: [x", [], "not valid YAML"),
+        ("missing.yaml", [], "no such model specification file"),
+        ("openai/gpt-4o", ["n_threads"], "expected name=value"),
+        (None, ["n_threads=1"], "need a live model"),
+    ],
+)
+def test_a_bad_live_specification_says_what_is_wrong(
+    live: str | None, args: list[str], message: str
+) -> None:
+    with pytest.raises(ValueError, match=message):
+        judge_choice(live, args)

@@ -72,8 +72,11 @@ def test_quality_hard_filter_and_bad_strategy(tmp_path: Path) -> None:
     assert 0 < len(task.dataset) < 6
     with pytest.raises(ValueError, match="unknown reading strategy"):
         quality(data=str(reading_fixture("quality")), strategy="skim")
-    with pytest.raises(ValueError, match="does not take max_pages"):
+    with pytest.raises(ValueError, match="does not take max_pages") as refused:
         quality(data=str(reading_fixture("quality")), strategy="bm25", max_pages=2)
+    # the message lists only what -T can set (BM25's k1 and b are not task parameters)
+    takes = str(refused.value).split("it takes ")[1]
+    assert "k" in takes.split(", ") and "k1" not in takes and " b" not in f" {takes}"
 
 
 def test_narrativeqa_reports_llm_raters_and_rouge(tmp_path: Path) -> None:

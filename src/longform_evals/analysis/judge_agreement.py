@@ -836,8 +836,10 @@ def _summary_specs(
         return specs, systems, same_order
     sign_h = np.sign(mean_h[:, None] - mean_h[None, :])
     sign_j = np.sign(mean_j[:, None] - mean_j[None, :])
-    same_order = bool(np.array_equal(sign_h, sign_j))
     value, note = _tau_b(mean_h, mean_j, "systems", "system means")
+    # "orders the systems as people do" only where the order is measurable: with every system
+    # tied on one side there is no order to share (and Kendall's tau is undefined).
+    same_order = None if math.isnan(value) else bool(np.array_equal(sign_h, sign_j))
 
     def system_reps(w: FloatArray) -> FloatArray:
         mh, mj = means_reps(w, human), means_reps(w, judge)

@@ -79,17 +79,36 @@ def format_table(results: Sequence[Result]) -> str:
             verdict += f": {result.detail}"
         cells = (result.check.id, result.check.kind, result.check.expected, result.observed)
         lines.append("| " + " | ".join(map(_cell, (*cells, verdict))) + " |")
-    failed = sum(not r.passed for r in results)
-    gaps = sum(r.known_gap is not None for r in results)
     lines.append("")
-    summary = f"{len(results) - failed} of {len(results)} checks passed, {failed} failed"
-    skipped = sum(r.skipped is not None for r in results)
-    notes = [f"{gaps} of the passes are known gaps of this judge"] if gaps else []
-    notes += [f"{skipped} skipped for a missing optional extra"] if skipped else []
-    if notes:
-        summary += f" ({'; '.join(notes)})"
+    summary = summary_line(results)
     lines.append(summary + ".")
     return "\n".join(lines) + "\n"
+
+
+def counts(results: Sequence[Result]) -> dict[str, int]:
+    """How many checks passed, failed, are known gaps of this judge, or were skipped for a
+    missing optional extra (each check in exactly one)."""
+    gaps = sum(r.known_gap is not None for r in results)
+    skipped = sum(r.skipped is not None and r.known_gap is None for r in results)
+    failed = sum(not r.passed for r in results)
+    return {
+        "checks": len(results),
+        "passed": len(results) - failed - gaps - skipped,
+        "failed": failed,
+        "known_gaps": gaps,
+        "skipped": skipped,
+    }
+
+
+def summary_line(results: Sequence[Result]) -> str:
+    """`60 of 68 checks passed, 0 failed, 8 known gaps of this judge` (and skipped ones)."""
+    n = counts(results)
+    line = f"{n['passed']} of {n['checks']} checks passed, {n['failed']} failed"
+    if n["known_gaps"]:
+        line += f", {n['known_gaps']} known gap{'s' * (n['known_gaps'] != 1)} of this judge"
+    if n["skipped"]:
+        line += f", {n['skipped']} skipped for a missing optional extra"
+    return line
 
 
 def junit_xml(results: Sequence[Result]) -> str:
@@ -99,11 +118,13 @@ def junit_xml(results: Sequence[Result]) -> str:
     root.set("tests", str(len(results)))
     root.set("failures", str(sum(not r.passed and r.error is None for r in results)))
     root.set("errors", str(sum(r.error is not None for r in results)))
+    root.set("skipped", str(_skipped(results)))
     for metric in metrics(r.check for r in results):
         mine = [r for r in results if r.check.metric == metric]
         suite = ET.SubElement(root, "testsuite", name=metric, tests=str(len(mine)))
         suite.set("failures", str(sum(not r.passed and r.error is None for r in mine)))
         suite.set("errors", str(sum(r.error is not None for r in mine)))
+        suite.set("skipped", str(_skipped(mine)))
         for result in mine:
             case = ET.SubElement(
                 suite, "testcase", name=result.check.name, classname=f"checks.{metric}"
@@ -124,3 +145,9 @@ def junit_xml(results: Sequence[Result]) -> str:
                 ET.SubElement(case, "failure", message=message).text = result.detail
     ET.indent(root)
     return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def _skipped(results: Sequence[Result]) -> int:
+    """JUnit's skipped count: known gaps (with their reason) and checks a missing extra kept
+    from running."""
+    return sum(r.known_gap is not None or r.skipped is not None for r in results)

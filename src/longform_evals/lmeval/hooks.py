@@ -2,14 +2,16 @@
 
 ``load`` is each task's ``custom_dataset``, ``prescore`` its filter (scores every completion of
 a plain lm-eval model in one Inspect run, leaving the responses as they are),
-``process_results`` reads a document's values and ``nanmean`` aggregates them leaving out the
-unscorable ones, which each task counts in its own ``unscorable`` metrics. The metrics a task
-reports are the ``metric_list`` of its YAML file, read here so that list is the only one.
+``process_results`` reads a document's values, and the aggregations are the Inspect task's own
+metrics of those values (`lmeval.metrics`: ``inspect_mean``, ``inspect_accuracy``,
+``inspect_count``; ``nanmean`` only for usage). The metrics a task reports are the
+``metric_list`` of its YAML file, read here so that list is the only one.
 
 LongFormFact measures a judge: under a wrapper the inner model judges through the task's own
-faithfulness scorer, and ``bacc`` / ``auc`` are the task's own Inspect metrics over those
-scores (the subsets' average); a plain lm-eval model answers one yes/no question per summary,
-and ``bacc`` / ``auc`` compare its verdicts with the human labels.
+faithfulness scorer, and ``bacc`` / ``auc`` (and ``<value>_bacc`` / ``<value>_auc`` for every
+other aggregation) are the task's own Inspect metrics of that value (the subsets' average); a
+plain lm-eval model answers one yes/no question per summary, and ``bacc`` / ``auc`` compare
+its verdicts with the human labels.
 """
 
 from __future__ import annotations
@@ -29,6 +31,14 @@ from longform_evals.judges.yes_no import parse_yes_no
 from longform_evals.lmeval import TASK_FOLDER
 from longform_evals.lmeval.catalogue import LmEvalSetupError, task_spec
 from longform_evals.lmeval.docs import build_task, doc_sample, load_docs
+from longform_evals.lmeval.metrics import (
+    JUDGE_STATISTICS,
+    inspect_accuracy,
+    inspect_count,
+    inspect_mean,
+    nanmean,
+    split_judge_metric,
+)
 from longform_evals.lmeval.scoring import Outcome, recalled, score_completions
 from longform_evals.scorers.meta_evaluation import summary_label
 
@@ -88,13 +98,19 @@ def process_results(doc: Mapping[str, Any], results: Sequence[str]) -> dict[str,
 def _judge_items(
     doc: Mapping[str, Any], completion: str, outcome: Outcome | None
 ) -> dict[str, Any]:
-    """LongFormFact: items for ``bacc`` / ``auc`` (JSON text), and the numbers beside them."""
+    """LongFormFact: one item (JSON text) for every bacc/auc metric, and the numbers beside."""
     sample = doc_sample(doc)
     meta = sample.metadata or {}
     if outcome is not None:
         score = outcome.scores["faithfulness"]
-        item = {"task": doc["task"], "args": doc["args"], "id": str(sample.id), "meta": meta}
-        item["score"] = score.model_dump(mode="json")
+        item = {
+            "task": doc["task"],
+            "args": doc["args"],
+            "id": str(sample.id),
+            "meta": meta,
+            "value": score.value,
+            "thresholds": (score.metadata or {}).get("thresholds") or {},
+        }
         values: dict[str, Any] = dict(outcome.values)
     else:
         verdict = parse_yes_no(completion)
@@ -102,13 +118,8 @@ def _judge_items(
         item["verdict"] = None if verdict is None else int(verdict >= 0.5)
         values = {"unparsed": float(verdict is None)}
     text = json.dumps(item, sort_keys=True, default=str)
-    return {**values, "bacc": text, "auc": text}
-
-
-def nanmean(items: Sequence[float]) -> float:
-    """Mean of the values that are numbers (NaN when none is)."""
-    kept = [float(x) for x in items if x is not None and not math.isnan(float(x))]
-    return sum(kept) / len(kept) if kept else math.nan
+    declared = declared_metrics(str(doc["task"]))
+    return {**values, **{name: text for name in declared if split_judge_metric(name)}}
 
 
 def _subset_average(per_subset: Mapping[str, float]) -> float:
@@ -116,28 +127,34 @@ def _subset_average(per_subset: Mapping[str, float]) -> float:
     return sum(present) / len(present) if present else math.nan
 
 
-def _judge_metric(items: Sequence[str], which: int) -> float:
-    """The task's ``which``-th metric of its main aggregation (0: BACC, 1: AUC) on the
-    recorded scores, or the same statistic of plain verdicts; the subsets' average."""
-    rows = [json.loads(item) for item in items]
-    scored = [row for row in rows if "score" in row]
-    if scored:
-        first = scored[0]
-        built = build_task(str(first["task"]), json.loads(first["args"]))
-        metrics = built.metrics
-        if not isinstance(metrics, dict):
-            raise LmEvalSetupError(f"longform_{first['task']}: its task has no metrics per key")
-        metric = cast(Callable[[list[SampleScore]], Any], metrics["faithfulness"][which])
-        sample_scores = [
-            SampleScore(
-                score=Score.model_validate(row["score"]),
-                sample_id=row["id"],
-                sample_metadata=row["meta"],
-            )
-            for row in scored
-        ]
-        result = metric(sample_scores)
-        return float(result["avg"]) if isinstance(result, dict) else float(result)
+def _task_statistic(rows: Sequence[Mapping[str, Any]], key: str, statistic: str) -> float:
+    """The task's own ``statistic`` metric of value ``key`` (its ``avg`` over subsets), run on
+    the recorded values as Inspect runs it: NaN values left out."""
+    first = rows[0]
+    built = build_task(str(first["task"]), json.loads(first["args"]))
+    metrics = built.metrics
+    if not isinstance(metrics, dict) or key not in metrics:
+        raise LmEvalSetupError(f"longform_{first['task']}: its task has no metrics for {key!r}")
+    metric = cast(
+        Callable[[list[SampleScore]], Any], metrics[key][JUDGE_STATISTICS.index(statistic)]
+    )
+    sample_scores = [
+        SampleScore(
+            score=Score(value=row["value"][key], metadata={"thresholds": row["thresholds"]}),
+            sample_id=row["id"],
+            sample_metadata=row["meta"],
+        )
+        for row in rows
+        if row["value"].get(key) is not None and not math.isnan(float(row["value"][key]))
+    ]
+    if not sample_scores:
+        return math.nan
+    result = metric(sample_scores)
+    return float(result["avg"]) if isinstance(result, dict) else float(result)
+
+
+def _verdict_statistic(rows: Sequence[Mapping[str, Any]], statistic: str) -> float:
+    """A plain model's yes/no verdicts against the labels, per subset and averaged."""
     groups: dict[str, list[tuple[int, int | None]]] = {}
     for row in rows:
         if row["label"] is not None:
@@ -146,7 +163,7 @@ def _judge_metric(items: Sequence[str], which: int) -> float:
     for subset, pairs in groups.items():
         labels = [label for label, _ in pairs]
         verdicts = [verdict for _, verdict in pairs]
-        if which == 0:
+        if statistic == "bacc":
             per_subset[subset] = 100.0 * balanced_accuracy(labels, verdicts).value
         else:
             per_subset[subset] = roc_auc(
@@ -155,14 +172,45 @@ def _judge_metric(items: Sequence[str], which: int) -> float:
     return _subset_average(per_subset)
 
 
-def bacc(items: Sequence[str]) -> float:
-    """LongFormFact: balanced accuracy (0-100) against the human labels."""
-    return _judge_metric(items, 0)
+def judge_aggregation(name: str) -> Callable[[Sequence[str]], float]:
+    """The aggregation of LongFormFact's metric ``name`` (``bacc``, ``auc``, ``max_min_bacc``,
+    ...): the task's own metric of that value under a wrapper; for a plain model, whose
+    verdict is its only value, the verdicts' statistic (``bacc`` / ``auc``; NaN for the rest).
+
+    Raises:
+        AttributeError: When ``name`` is no bacc/auc metric (as a module attribute lookup).
+    """
+    split = split_judge_metric(name)
+    if split is None:
+        raise AttributeError(name)
+    key, statistic = split
+
+    def aggregate(items: Sequence[str]) -> float:
+        rows = [json.loads(item) for item in items]
+        scored = [row for row in rows if "value" in row]
+        if scored:
+            return _task_statistic(scored, key, statistic)
+        return _verdict_statistic(rows, statistic) if key == "faithfulness" else math.nan
+
+    aggregate.__name__ = name
+    return aggregate
 
 
-def auc(items: Sequence[str]) -> float:
-    """LongFormFact: ROC AUC against the human labels."""
-    return _judge_metric(items, 1)
+bacc = judge_aggregation("bacc")
+"""LongFormFact: balanced accuracy (0-100) against the human labels."""
+auc = judge_aggregation("auc")
+"""LongFormFact: ROC AUC against the human labels."""
 
 
-__all__ = ["auc", "bacc", "load", "nanmean", "prescore", "process_results"]
+__all__ = [
+    "auc",
+    "bacc",
+    "inspect_accuracy",
+    "inspect_count",
+    "inspect_mean",
+    "judge_aggregation",
+    "load",
+    "nanmean",
+    "prescore",
+    "process_results",
+]

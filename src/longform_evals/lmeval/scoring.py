@@ -193,11 +193,12 @@ def run_samples(
         if done is None or done.error is not None:
             why = done.error.message if done is not None and done.error else "no result"
             raise LmEvalRunError(f"longform_{task}: sample {sample.id}: {why} (log: {where})")
-        values = score_values(done)
-        if solver_ is None:
-            values.update(usage_values(done))
-        else:
-            values.update({k: v for k, v in usage_values(done).items() if k.startswith("judge")})
+        usage = usage_values(done)
+        if solver_ is not None:
+            usage = {k: v for k, v in usage.items() if k.startswith("judge")}
+        # a scorer's own value of the same name (BooookScore's judge_calls) is the one Inspect
+        # reports, so it wins over the count read from the events
+        values = {**usage, **score_values(done)}
         out.append(Outcome(done.output.completion, values, dict(done.scores or {})))
     return out
 

@@ -450,7 +450,9 @@ def render_markdown(card: Mapping[str, Any]) -> str:
                 f"{_num(judge.get('value'))} | {_interval(judge)} |"
             )
         same = figures.get("same_order")
-        said = "n/a (fewer than two systems)" if same is None else ("yes" if same else "no")
+        tau = (figures.get("figures") or {}).get("kendall_tau_systems") or {}
+        why = tau.get("note") or "fewer than two systems"
+        said = f"n/a ({why})" if same is None else ("yes" if same else "no")
         lines += ["", f"The judge orders the systems as people do: {said}."]
     lines += [
         "",

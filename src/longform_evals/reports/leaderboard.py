@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,7 @@ from longform_evals.analysis.intervals import Interval, bootstrap_interval, shar
 from longform_evals.judges.calibration_files import read_calibration
 from longform_evals.judges.cards import card_headline
 from longform_evals.models.step_usage import step_usage
+from longform_evals.scorers.results import result_values
 
 PLAN_METADATA = "longform_plan"
 """Task metadata key written by ``longform run`` (plan, variant, judge)."""
@@ -35,13 +36,21 @@ PARSE_FLAG = 0.10
 
 @dataclass(frozen=True)
 class Metric:
-    """A headline metric: a key of one scorer's value."""
+    """A headline metric: one result of a key of one scorer's value, as the log records it."""
 
     scorer: str
     key: str
     label: str
     higher_is_better: bool = True
     scale: float = 1.0
+    result: str = "point"
+    """Which of the key's results (`scorers.results.result_values`): ``point`` (its mean,
+    accuracy or count; the interval is a bootstrap over the per-sample values), or a metric's
+    own result such as ``bacc_avg`` (no per-sample values: no interval, no rank)."""
+
+    @property
+    def per_sample(self) -> bool:
+        return self.result == "point"
 
 
 _READING_QA = [
@@ -60,6 +69,12 @@ _FAITHFULNESS = [
     Metric("faithfulness", "max_mean", "max/mean", scale=100),
     Metric("faithfulness", "max_min", "max/min", scale=100),
 ]
+_META_EVALUATION = [
+    Metric("faithfulness", "faithfulness", "BACC", result="bacc_avg"),
+    Metric("faithfulness", "faithfulness", "AUC", result="auc_avg"),
+    Metric("faithfulness", "max_mean", "max/mean BACC", result="bacc_avg"),
+    Metric("faithfulness", "max_min", "max/min BACC", result="bacc_avg"),
+]
 HEADLINES: dict[str, list[Metric]] = {
     "booookscore": [Metric("booookscore", "booookscore", "BooookScore")],
     "quality": [Metric("choice_accuracy", "correct", "accuracy", scale=100)],
@@ -67,7 +82,7 @@ HEADLINES: dict[str, list[Metric]] = {
     "qmsum": _READING_QA,
     "squality": _NARRATIVE,
     "booksum": _NARRATIVE,
-    "longformfact": _FAITHFULNESS,
+    "longformfact": _META_EVALUATION,
     "positional_bias": _FAITHFULNESS,
 }
 """Per task, the metrics its leaderboard columns show (a scorer not in a log is left out)."""
@@ -138,6 +153,8 @@ class Row:
 
     @property
     def partial(self) -> bool:
+        """Not every sample the run set out to score was scored (an error, a stopped run, a
+        budget); a `--limit` run of fewer samples is complete."""
         return self.status != "success" or self.samples < self.planned or self.budget_refused > 0
 
     @property
@@ -243,6 +260,8 @@ def _frames(log_dir: Path) -> tuple[Any, Any]:
             *EvalDataset,
             EvalColumn("started_at", path="stats.started_at"),
             EvalColumn("completed_at", path="stats.completed_at"),
+            EvalColumn("limit", path="eval.config.limit"),
+            EvalColumn("sample_id", path="eval.config.sample_id"),
         ],
         strict=False,
     )[0]
@@ -271,12 +290,32 @@ def _loads(value: Any) -> Any:
     return value if _present(value) else None
 
 
-def _variant_label(task: str, metadata: Mapping[str, Any], args: Mapping[str, Any]) -> str:
+def _variant_label(
+    task: str, metadata: Mapping[str, Any], args: Mapping[str, Any], config: Mapping[str, Any]
+) -> str:
+    """The cell's task variant: a plan's variant name, else the task with every argument it
+    was given (data, chunking, orders, strategy, ...) and the samples it was limited to, so
+    runs on other data or other settings are other variants, never "superseded"."""
     plan = metadata.get(PLAN_METADATA) or {}
     if plan.get("variant"):
         return str(plan["variant"])
-    shown = [f"{k}={args[k]}" for k in ("strategy", "chunk_size") if args.get(k) is not None]
+    shown = [f"{k}={args[k]}" for k in sorted(args)]
+    shown += [f"{k}={config[k]}" for k in ("limit", "sample_id") if config.get(k) is not None]
     return task + (f"[{','.join(shown)}]" if shown else "")
+
+
+JUDGED_BY_THE_MODEL = {"longformfact"}
+"""Tasks whose evaluated model is the judge under study (unless a grader role is bound,
+which then judges)."""
+
+
+def bound_judge(task: str, roles: Mapping[str, Any]) -> str | None:
+    """The judge actually bound for a task, read from the log's model roles (None: the
+    evaluated model judges, or nobody does)."""
+    if task not in GRADED and task not in JUDGED_BY_THE_MODEL:
+        return None  # a grader bound to an unjudged task (a plan binds it to all) judges nothing
+    grader = (roles.get("grader") or {}).get("model")
+    return str(grader) if grader else None
 
 
 def judge_quality(task: str, judge: str | None, mode: str | None) -> str:
@@ -390,16 +429,16 @@ def build_leaderboard(log_dir: str | Path) -> Leaderboard:
             if k.startswith("task_arg_") and _present(ev[k])
         }
         roles = _loads(ev.get("model_roles")) or {}
-        # A grader bound to an unjudged task (a plan binds it to every cell) judges nothing.
-        judge = (roles.get("grader") or {}).get("model") if task in GRADED else None
-        key = (str(ev["model"]), _variant_label(task, metadata, args), judge)
+        judge = bound_judge(task, roles)
+        config = {k: _loads(ev.get(k)) for k in ("limit", "sample_id")}
+        key = (str(ev["model"]), _variant_label(task, metadata, args, config), judge)
         earlier = chosen.get(key)
         if earlier is not None:
             if earlier["status"] == "success" and ev["status"] != "success":
                 skipped.append((str(ev["log"]), f"{ev['status']} run of a finished cell"))
                 continue
             skipped.append((str(earlier["log"]), "superseded by a later run of the same cell"))
-        chosen[key] = {**ev.to_dict(), "task": task, "args": args, "judge": judge}
+        chosen[key] = {**ev.to_dict(), "task": task, "args": args, "judge": judge, **config}
     if not chosen:
         raise LeaderboardError(
             f"none of the {len(evals)} logs in {folder} is a longform-evals task"
@@ -422,8 +461,8 @@ def _row(key: tuple[str, str, str | None], ev: Mapping[str, Any], frame: Any) ->
     # meta-evaluation task's evaluated model is the judge under study.
     self_judged = task in GRADED and grader in (None, model)
     judge = (grader or f"{model} (self)") if task in GRADED else None
-    if task == "longformfact":
-        judge = model
+    if task in JUDGED_BY_THE_MODEL:
+        judge = grader or model
     facts = [(f"{r['id']}#{r['epoch']}", _loads(r["facts"]) or {}) for _, r in frame.iterrows()]
     modes = {str(f["mode"]) for _, f in facts if f.get("mode")}
     mode = next(iter(modes)) if len(modes) == 1 else (", ".join(sorted(modes)) or None)
@@ -452,7 +491,7 @@ def _row(key: tuple[str, str, str | None], ev: Mapping[str, Any], frame: Any) ->
         log=str(ev["log"]),
         status=str(ev["status"]),
         samples=len(facts) - len(errors),
-        planned=int(ev.get("dataset_samples") or 0) * int(ev.get("epochs") or 1),
+        planned=_planned(ev),
         errors=len(errors),
         budget_refused=refused,
         parse_failure_rate=sum(parse) / len(parse) if parse else 0.0,
@@ -465,16 +504,50 @@ def _row(key: tuple[str, str, str | None], ev: Mapping[str, Any], frame: Any) ->
         steps=_steps([f.get("steps") or {} for _, f in facts], n),
         wall_seconds=_seconds(started, completed),
     )
+    results = _results(str(ev["log"]))
     for metric in HEADLINES[task]:
-        values = {k: _value(f.get("scores", {}), metric) for k, f in facts if not f.get("error")}
         if not any(metric.scorer in f.get("scores", {}) for _, f in facts):
             continue
+        values = {k: _value(f.get("scores", {}), metric) for k, f in facts if not f.get("error")}
         readable = {k: v for k, v in values.items() if not math.isnan(v)}
         row.missing[metric.label] = len(facts) - len(readable)
-        row.per_sample[metric.label] = readable
-        if readable:
-            row.metrics[metric.label] = bootstrap_interval(list(readable.values()))
+        # The number is the log's own result (Inspect computed it once, from the per-sample
+        # values); a per-sample metric's interval and rank come from those values.
+        point = results.get((metric.scorer, metric.key), {}).get(metric.result, math.nan)
+        if math.isnan(point):
+            continue
+        if metric.per_sample:
+            row.per_sample[metric.label] = readable
+            spread = bootstrap_interval(list(readable.values()))
+            row.metrics[metric.label] = replace(spread, value=point * metric.scale)
+        else:
+            scaled = point * metric.scale
+            row.metrics[metric.label] = Interval(scaled, math.nan, math.nan, n=len(readable))
     return row
+
+
+def _results(log: str) -> dict[tuple[str, str], dict[str, float]]:
+    """The log's results by (scorer, value key) (`scorers.results.result_values`)."""
+    from inspect_ai.log import read_eval_log
+
+    header = read_eval_log(log, header_only=True)
+    return result_values(header.results.scores) if header.results else {}
+
+
+def _planned(ev: Mapping[str, Any]) -> int:
+    """Samples the run set out to score: the dataset, or the part `--limit` / `--sample-id`
+    chose, times the epochs (a limited run is a complete run of fewer samples)."""
+    samples = int(ev.get("dataset_samples") or 0)
+    limit, ids = ev.get("limit"), ev.get("sample_id")
+    if isinstance(ids, list):
+        samples = min(samples, len(ids)) if samples else len(ids)
+    elif ids is not None:
+        samples = 1
+    if isinstance(limit, int | float) and not isinstance(limit, bool):
+        samples = min(samples, int(limit))
+    elif isinstance(limit, list) and len(limit) == 2:
+        samples = min(samples, int(limit[1]) - int(limit[0]))
+    return samples * int(ev.get("epochs") or 1)
 
 
 def _costs(facts: Sequence[Mapping[str, Any]], n: int) -> dict[str, float]:
@@ -547,7 +620,7 @@ def _seconds(started: Any, completed: Any) -> float:
 def _shown_metrics(rows: Sequence[Row]) -> dict[str, list[Metric]]:
     shown: dict[str, list[Metric]] = {}
     for row in rows:
-        present = [m for m in HEADLINES[row.task] if m.label in row.per_sample]
+        present = [m for m in HEADLINES[row.task] if m.label in row.metrics]
         known = shown.setdefault(row.variant, [])
         known.extend(m for m in present if m not in known)
     return shown

@@ -31,7 +31,7 @@ def _cell(row: Row, metric: Metric) -> str:
     if interval is None:
         return "-"
     if not interval.defined:
-        return f"{_num(interval.value)} (n=1)"
+        return f"{_num(interval.value)} (n={interval.n})"
     return f"{_num(interval.value)} [{_num(interval.low)}, {_num(interval.high)}]"
 
 

@@ -57,7 +57,7 @@ def _task(
 ) -> Task:
     return Task(
         dataset=MemoryDataset(samples, name=name),
-        solver=reading(strategy, **params),
+        solver=reading(strategy, offered=_STRATEGY_PARAMETERS, **params),
         scorer=[*scorers, reading_stats(), limited()],
         version="1.2.0",
     )

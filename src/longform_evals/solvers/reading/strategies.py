@@ -5,7 +5,7 @@ name and its parameters to the solver, for tasks that take ``-T strategy=...``."
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any
 
 from inspect_ai.solver import Solver
@@ -29,7 +29,9 @@ READING_STRATEGIES: tuple[str, ...] = tuple(_FACTORIES)
 """The strategy names :func:`reading` accepts."""
 
 
-def reading(strategy: str = "read_agent_p", **params: Any) -> Solver:
+def reading(
+    strategy: str = "read_agent_p", offered: Collection[str] | None = None, **params: Any
+) -> Solver:
     """The solver of a reading strategy.
 
     Args:
@@ -38,6 +40,8 @@ def reading(strategy: str = "read_agent_p", **params: Any) -> Solver:
             ``read_agent_p`` (:func:`read_agent_parallel`), ``read_agent_s``
             (:func:`read_agent_sequential`), ``bm25`` (:func:`bm25_pages`) or ``embedding``
             (:func:`embedding_pages`).
+        offered: The parameters the caller lets its users set (a task's ``-T`` names): an
+            error lists only those of them the strategy takes. None: all it takes.
         **params: That solver's parameters (e.g. ``max_pages=2``, ``k=3``, ``words=6000``).
 
     Raises:
@@ -52,8 +56,9 @@ def reading(strategy: str = "read_agent_p", **params: Any) -> Solver:
     accepted = [p for p in inspect.signature(factory).parameters if p not in fixed]
     unknown = sorted(set(params) - set(accepted))
     if unknown:
+        settable = [p for p in accepted if offered is None or p in offered]
         raise ValueError(
             f"reading strategy {strategy!r} does not take {', '.join(unknown)}; "
-            f"it takes {', '.join(accepted)}"
+            f"it takes {', '.join(settable) or 'no parameter'}"
         )
     return factory(**fixed, **params)
