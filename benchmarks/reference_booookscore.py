@@ -743,23 +743,31 @@ def suite_verdicts(
 
 
 def official_prompt_folder(
-    template: str, folder: Path
-) -> tuple[Path, Path, Callable[[str], str | None]]:
-    """The official per-sentence prompt as a `prompts_dir` override of the suite's quoted
-    sentence template, an empty demonstrations file, and how to find a prompt's sentence.
+    template: str, folder: Path, batched: bool = False
+) -> tuple[Path, Path, Callable[[str], str | None] | None]:
+    """An official prompt as a `prompts_dir` override of the suite's template, an empty
+    demonstrations file, and how to find a prompt's sentence (per-sentence prompt only).
 
-    The official template has two positional `{}` (summary, sentence); the suite's fields are
-    named, and must all be there, so `{demonstrations}` goes at the end and is rendered empty.
+    The per-sentence template has two positional `{}` (summary, sentence); the batched one is
+    already in `str.format` form with `{summary}` and `{sentences}` (numbered "1. ..." as the
+    suite numbers them). The suite's fields are named and must all be there, so
+    `{demonstrations}` goes at the end and is rendered empty.
     """
+    (folder / "booookscore").mkdir(parents=True, exist_ok=True)
+    demonstrations = folder / "no-demonstrations.json"
+    demonstrations.write_text(json.dumps({"demonstrations": []}))
+    if batched:
+        if template.count("{sentences}") != 1 or template.count("{summary}") != 1:
+            raise ValueError("the official batched prompt needs one {summary} and one {sentences}")
+        text = template.replace("{sentences}", "{numbered_sentences}") + "{demonstrations}"
+        (folder / "booookscore" / "judge_batch.txt").write_text(text, encoding="utf-8")
+        return folder, demonstrations, None
     pieces = template.split("{}")
     if len(pieces) != 3:
         raise ValueError(f"the official per-sentence prompt has {len(pieces) - 1} '{{}}', not 2")
     escaped = [p.replace("{", "{{").replace("}", "}}") for p in pieces]
     text = escaped[0] + "{summary}" + escaped[1] + "{sentence}" + escaped[2] + "{demonstrations}"
-    (folder / "booookscore").mkdir(parents=True, exist_ok=True)
     (folder / "booookscore" / "judge_sentence_quoted.txt").write_text(text, encoding="utf-8")
-    demonstrations = folder / "no-demonstrations.json"
-    demonstrations.write_text(json.dumps({"demonstrations": []}))
     before, after = pieces[1], pieces[2]
 
     def sentence_of(prompt: str) -> str | None:
@@ -772,14 +780,21 @@ def official_prompt_folder(
 
 
 @scorer(metrics=[mean()])
-def official_prompt_judge(prompts_dir: str, demonstrations: str, max_attempts: int = 3) -> Scorer:
-    """The suite's sentence-mode judge (`judge_summary`) with the official prompt and no
-    demonstrations; values as the booookscore scorer's, verdicts in the metadata."""
+def official_prompt_judge(
+    prompts_dir: str,
+    demonstrations: str,
+    max_attempts: int = 3,
+    mode: str = "sentence",
+    batch_size: int = 10,
+) -> Scorer:
+    """The suite's judge (`judge_summary`, sentence or batched mode) with an official prompt
+    and no demonstrations; values as the booookscore scorer's, verdicts in the metadata."""
 
     async def score(state: TaskState, target: Target) -> Score:
         check = check_text(state.output.completion, judged=True)
         settings = JudgeSettings(
-            mode="sentence",
+            mode="batched" if mode == "batched" else "sentence",
+            batch_size=batch_size,
             max_attempts=max_attempts,
             cache=False,
             prompts_dir=prompts_dir,
@@ -926,15 +941,16 @@ def run_suite_scorer(
 ) -> Run:
     data = _summaries_file({summary_id: summary}, work / "summary.jsonl")
     if official_template is not None:
-        folder, demos, sentence_of = official_prompt_folder(official_template, work / "prompts")
+        batched = mode == "batched"
+        folder, demos, finder = official_prompt_folder(official_template, work / "prompts", batched)
+        judge = official_prompt_judge(
+            str(folder), str(demos), options.max_attempts, mode, options.batch_size
+        )
         task: str | Task = Task(
-            dataset=MemoryDataset(load_summaries(data)),
-            solver=given_summary(),
-            scorer=official_prompt_judge(str(folder), str(demos), options.max_attempts),
+            dataset=MemoryDataset(load_summaries(data)), solver=given_summary(), scorer=judge
         )
         log, seconds = _eval(task, endpoint, work, max_connections=options.parallel)
-        score_name, name = "official_prompt_judge", "suite sentence, official prompt"
-        finder: Callable[[str], str | None] | None = sentence_of
+        score_name, name = "official_prompt_judge", f"suite {mode}, official prompt"
     else:
         batched = mode == "batched"
         log, seconds = _eval(
@@ -989,6 +1005,7 @@ PAIRS = (
     ("official v1 (per sentence)", "suite sentence", False),
     ("official v1 (per sentence)", "suite sentence, official prompt", True),
     ("official v2 (batched)", "suite batched", False),
+    ("official v2 (batched)", "suite batched, official prompt", True),
 )
 
 
@@ -998,6 +1015,7 @@ SCORING_STEPS = (
     "suite official prompt",
     "official v2",
     "suite batched",
+    "suite batched official prompt",
 )
 
 
@@ -1016,10 +1034,12 @@ def scoring_step(
         v2 = step == "official v2"
         template = prompts["v2" if v2 else "v1"]
         return run_official_scorer(env, endpoint, options, template, summary_id, summary, v2, work)
-    if step == "suite official prompt":
-        official = prompts["v1"].read_text(encoding="utf-8")
+    if step in ("suite official prompt", "suite batched official prompt"):
+        batched = step.startswith("suite batched")
+        official = prompts["v2" if batched else "v1"].read_text(encoding="utf-8")
+        mode = "batched" if batched else "sentence"
         return run_suite_scorer(
-            endpoint, options, summary_id, summary, "sentence", work, official_template=official
+            endpoint, options, summary_id, summary, mode, work, official_template=official
         )
     return run_suite_scorer(endpoint, options, summary_id, summary, step.split()[-1], work)
 

@@ -9,9 +9,11 @@ BOOOOKSCORE_PROMPTS names a checkout's prompts/ folder of lilakk/BooookScore.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 import os
+import re
 import threading
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -20,9 +22,10 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from inspect_ai.model import get_model
 
 from helpers import load_benchmark_script
-from longform_evals.judges.coherence import JudgeSettings, sentence_prompt
+from longform_evals.judges.coherence import JudgeSettings, judge_summary, sentence_prompt
 from longform_evals.judges.injection import as_data
 
 
@@ -157,6 +160,47 @@ def test_the_official_prompt_reaches_the_suites_judge_unchanged(
     _override_matches(bench, template, tmp_path)
     with pytest.raises(ValueError, match="not 2"):
         bench.official_prompt_folder("only {} one", tmp_path / "other")
+
+
+def test_the_official_batched_prompt_reaches_the_suites_judge_unchanged(
+    bench: ModuleType, tmp_path: Path
+) -> None:
+    # The official batched prompt, with its JSON example's braces doubled as str.format wants.
+    template = (
+        'Answer as [{{"sentence_num": 1, "questions": null, "types": null}}].\n\n'
+        "[Your summary]\n{summary}\n\n\n[Your sentences]\n{sentences}\n\nGo."
+    )
+    prompts_dir, demos, finder = bench.official_prompt_folder(template, tmp_path, batched=True)
+    assert finder is None
+    sentences = ["Mara keeps the light {on}.", "Zorb fixes it."]
+    summary = " ".join(sentences)
+    numbered = "\n".join(f"{n}. {s}" for n, s in enumerate(sentences, 1))
+    expected = template.format(summary=as_data(summary), sentences=numbered)
+    answer = json.dumps(
+        [
+            {"sentence_num": 1, "sentence": sentences[0], "questions": None, "types": None},
+            {
+                "sentence_num": 2,
+                "sentence": sentences[1],
+                "questions": "Who?",
+                "types": "entity omission",
+            },
+        ]
+    )
+    # the scripted judge answers only the exact prompt the official code would send
+    rule = {"pattern": "^" + re.escape(expected) + "$", "response": answer}
+    model = get_model("scripted/official", rules=[rule], memoize=False)
+    settings = JudgeSettings(
+        mode="batched", prompts_dir=str(prompts_dir), demonstrations=str(demos), cache=False
+    )
+    verdicts, calls = asyncio.run(judge_summary(model, sentences, settings))
+    assert calls == 1
+    assert [(v.parsed, v.confused, v.types) for v in verdicts] == [
+        (True, False, []),
+        (True, True, ["entity_omission"]),
+    ]
+    with pytest.raises(ValueError, match=re.escape("one {summary} and one {sentences}")):
+        bench.official_prompt_folder("no fields", tmp_path / "other", batched=True)
 
 
 OFFICIAL_PROMPTS = os.environ.get("BOOOOKSCORE_PROMPTS")

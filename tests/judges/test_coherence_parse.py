@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 
 import pytest
 from hypothesis import given
@@ -191,3 +192,39 @@ def test_batch_types_must_be_names_and_odd_questions_are_dropped() -> None:
     judgements, problems = parse_batch(answer, 2)
     assert "list of type names" in problems[1]
     assert judgements[2].questions == ["Again?"]
+
+
+def test_the_official_batched_prompts_items_are_read() -> None:
+    answer = json.dumps(
+        [
+            {"sentence_num": 1, "sentence": "Ines arrives.", "questions": None, "types": None},
+            {
+                "sentence_num": 2,
+                "sentence": "His companion was Astrid.",
+                "questions": "Who is Astrid? Why is she there?",
+                "types": "entity omission, salience",
+            },
+            {"sentence_num": 3, "sentence": "x", "questions": "Who?", "types": None},
+            {"sentence_num": 4, "sentence": "y", "questions": "", "types": "no confusion"},
+        ]
+    )
+    judgements, problems = parse_batch(answer, 4)
+    assert judgements[1] == Judgement(confused=False)
+    assert judgements[2] == Judgement(
+        confused=True,
+        questions=["Who is Astrid?", "Why is she there?"],
+        types=["entity_omission", "salience"],
+    )
+    assert problems == {3: "the item asks questions but names no type"}
+    assert judgements[4] == Judgement(confused=False)
+
+
+def test_a_sentence_given_two_verdicts_is_unreadable() -> None:
+    clean = {"sentence": 1, "confusion": False}
+    flagged = {"sentence": 1, "confusion": True, "types": ["salience"]}
+    for items in ([clean, flagged], [flagged, clean]):
+        judgements, problems = parse_batch(json.dumps(items), 1)
+        assert judgements == {} and "two different verdicts" in problems[1]
+    # the same verdict twice is one verdict
+    judgements, problems = parse_batch(json.dumps([clean, clean]), 1)
+    assert judgements == {1: Judgement(confused=False)} and problems == {}

@@ -179,14 +179,17 @@ def parse_batch(text: str, count: int) -> tuple[dict[int, Judgement], dict[int, 
 
     Each object is {"sentence": n, "confusion": false} or
     {"sentence": n, "confusion": true, "questions": [...], "types": [...]}, n from 1 to
-    `count`.
+    `count`. The official BooookScore batched prompt's shape is read too:
+    {"sentence_num": n, "sentence": "<text>", "questions": null, "types": null} for no
+    confusion, or with the questions and types as text ("entity omission, salience").
 
     Returns:
         (judgements by 1-based sentence number, problems by sentence number). Sentences that
         are missing from the answer appear in the problems, and so do those an item names
-        by anything but an integer (`"sentence": true` names no sentence). A reply that holds
-        no JSON list, or one that does not parse (including nesting too deep for the parser
-        and numbers too long to convert), raises JudgementParseError.
+        by anything but an integer (`"sentence": true` names no sentence), and those given
+        two different verdicts (neither is read). A reply that holds no JSON list, or one that
+        does not parse (including nesting too deep for the parser and numbers too long to
+        convert), raises JudgementParseError.
     """
     # The list runs from the first "[" to the last "]" (what a greedy `\[.*\]` finds, without
     # its quadratic backtracking when no "]" follows).
@@ -205,24 +208,68 @@ def parse_batch(text: str, count: int) -> tuple[dict[int, Judgement], dict[int, 
         raise JudgementParseError("the answer's JSON is not a list")
     judgements: dict[int, Judgement] = {}
     problems: dict[int, str] = {}
+    contradicted: set[int] = set()
     for item in items:
-        sentence = item.get("sentence") if isinstance(item, dict) else None
-        if not isinstance(sentence, int) or isinstance(sentence, bool):
+        number = _item_number(item)
+        if number is None or not 1 <= number <= count or number in contradicted:
             continue  # unattributable; the sentence it meant shows up as missing
-        number = sentence
-        if not 1 <= number <= count or number in judgements:
-            continue
         try:
-            judgements[number] = _judgement_from_item(item)
+            judgement = _judgement_from_item(item)
         except JudgementParseError as exc:
-            problems[number] = str(exc)
+            if number not in judgements:
+                problems.setdefault(number, str(exc))
+            continue
+        if number in judgements and judgements[number] != judgement:
+            contradicted.add(number)
+            del judgements[number]
+            problems[number] = "the answer gives this sentence two different verdicts"
+        elif number not in problems:
+            judgements[number] = judgement
     for number in range(1, count + 1):
         if number not in judgements and number not in problems:
             problems[number] = "no verdict given"
     return judgements, problems
 
 
+def _item_number(item: object) -> int | None:
+    """The sentence number an item names: `sentence`, or the official prompt's
+    `sentence_num` (its `sentence` holds the text); None when it names none."""
+    if not isinstance(item, dict):
+        return None
+    for key in ("sentence", "sentence_num"):
+        value = item.get(key)
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+    return None
+
+
+def _official_item(item: dict[str, object]) -> Judgement:
+    """An item of the official batched prompt: null (or empty, or "no confusion") questions
+    and types for no confusion; otherwise types are required, as text or a list."""
+    questions, types = item.get("questions"), item.get("types")
+
+    def empty(value: object) -> bool:
+        return (
+            value is None
+            or (isinstance(value, str | list) and not value)
+            or (isinstance(value, str) and _says_no_confusion(value))
+        )
+
+    if empty(types):
+        if not empty(questions):
+            raise JudgementParseError("the item asks questions but names no type")
+        return Judgement(confused=False)
+    if isinstance(types, str):
+        types = [types]
+    if not isinstance(types, list) or not all(isinstance(t, str) for t in types):
+        raise JudgementParseError("'types' must be type names")
+    asked = split_questions(questions) if isinstance(questions, str) else []
+    return Judgement(confused=True, questions=asked, types=parse_types(", ".join(types)))
+
+
 def _judgement_from_item(item: dict[str, object]) -> Judgement:
+    if "confusion" not in item and "sentence_num" in item:
+        return _official_item(item)
     confusion = item.get("confusion")
     if not isinstance(confusion, bool):
         raise JudgementParseError("'confusion' must be true or false")
