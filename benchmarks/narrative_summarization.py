@@ -134,7 +134,8 @@ def table(rows: Sequence[Row]) -> list[str]:
         ratio = r.seconds / full if full else math.nan
         lines.append(
             f"| {r.label} | {fmt(m('rouge1/mean'))} | {fmt(m('rouge2/mean'))} | "
-            f"{fmt(m('rougeL/mean'))} | {fmt(m('f1/mean'))} | {fmt(m('within/mean'), True)} | "
+            f"{fmt(m('rougeL/mean'))} | {fmt(m('bertscore_f1/mean'))} | "
+            f"{fmt(m('within/mean'), True)} | "
             f"{fmt(m('words/mean'))} | {fmt(m('length_ratio/mean'))} | {fmt(r.calls)} | "
             f"{fmt(r.tokens)} | {'n/a' if math.isnan(r.seconds) else f'{r.seconds:.1f}'} | "
             f"{fmt(ratio)} |"

@@ -631,7 +631,8 @@ def _cause(a: Verdict, b: Verdict, same_prompt: bool) -> str:
     if not b.parsed:
         return f"the suite could not read {b.answer[:80]!r} ({b.problem})"
     prompts = (
-        "the same official prompt (the suite shows the summary without paragraph breaks)"
+        "the same official prompt (a difference is the judge's, or a retry's: the suite asks "
+        "again with its own retry message)"
         if same_prompt
         else "different prompts (the suite's own words and demonstrations)"
     )
@@ -800,7 +801,10 @@ def official_prompt_judge(
             prompts_dir=prompts_dir,
             demonstrations=demonstrations,
         )
-        verdicts, calls = await judge_summary(get_model(role="grader"), check.sentences, settings)
+        # the summary as written, as the official code formats it into its prompt
+        verdicts, calls = await judge_summary(
+            get_model(role="grader"), check.sentences, settings, text=state.output.completion
+        )
         return Score(
             value=booookscore_values(verdicts, calls),
             metadata={"sentences": [v.as_dict() for v in verdicts]},

@@ -162,10 +162,11 @@ class PlainProgress(Hooks):
         self._stop: threading.Event | None = None
 
     def enabled(self) -> bool:
-        return _interval() > 0
+        # off where Inspect's display shows progress itself (and so unlisted in its banner)
+        return _interval() > 0 and _plain_display()
 
     async def on_run_start(self, data: RunStart) -> None:
-        if not _plain_display() or self._stop is not None:
+        if self._stop is not None:
             return
         self.usage = _Usage()
         stop = self._stop = threading.Event()

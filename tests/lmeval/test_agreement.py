@@ -181,14 +181,16 @@ def test_inspect_and_lm_eval_agree(
     assert log.results is not None
     inspect_numbers = inspect_results(log.results.scores)
     lm_eval_numbers = results["results"][f"longform_{task}"]
+    table: dict[str, list[Any]] = {}
     for metric in declared_metrics(task):
         if metric not in inspect_numbers:
             assert metric in LMEVAL_ONLY, f"{task}: Inspect reports no {metric!r}"
             continue
         got = lm_eval_numbers[f"{metric},none"]
         assert _same(float(got), inspect_numbers[metric]), (task, metric, got)
+        table[metric] = [inspect_numbers[metric], float(got), ""]
     judged = [m for m in declared_metrics(task) if split_judge_metric(m)]
-    if judged:  # known answers: the scripted judge separates nothing on these rows
+    if judged:  # the shared rows hold both labels in their subsets: every BACC/AUC is a number
         assert not any(math.isnan(inspect_numbers[m]) for m in judged)
 
     # the leaderboard shows the same numbers (its headline metrics, at its scale)
@@ -207,3 +209,8 @@ def test_inspect_and_lm_eval_agree(
                 task,
                 metric.label,
             )
+            table[name][2] = shown
+    # `pytest -s` shows the table (task x metric: Inspect, lm-eval, leaderboard)
+    print(f"\n| {task} metric | Inspect | lm-eval | leaderboard | equal |\n|---|---|---|---|---|")
+    for name, (a, b, c) in table.items():
+        print(f"| {name} | {a:.6g} | {b:.6g} | {'' if c == '' else f'{c:.6g}'} | yes |")

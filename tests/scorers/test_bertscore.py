@@ -45,7 +45,7 @@ def _scores(log: EvalLog) -> dict[str, Score]:
 
 def _f1(score: Score) -> float:
     assert isinstance(score.value, dict)
-    return float(score.value["f1"])
+    return float(score.value["bertscore_f1"])
 
 
 def test_identical_paraphrase_unrelated_and_best_reference(tmp_path: Path) -> None:
@@ -75,7 +75,8 @@ def test_identical_paraphrase_unrelated_and_best_reference(tmp_path: Path) -> No
     assert meta["truncated"] is False
     empty = scores["empty"].value
     assert isinstance(empty, dict)  # not scored: NaN, counted (see test_unscorable.py)
-    assert all(math.isnan(empty[k]) for k in ("f1", "precision", "recall"))
+    keys = ("bertscore_f1", "bertscore_precision", "bertscore_recall")
+    assert all(math.isnan(empty[k]) for k in keys)
     assert empty["empty_summary"] == 1.0 and empty["scored"] == 0.0
     assert (scores["empty"].metadata or {})["model"] == DEFAULT_MODEL_NAME
 

@@ -332,7 +332,9 @@ def test_bertscore_of_an_answer_without_words_is_nan(tmp_path: Path) -> None:
     log = _eval(tmp_path, _answer_samples("empty", "dots"), bertscore(), reader=_reader())
     scores = _scores(log, "bertscore")
     for key, problem in PROBLEMS.items():
-        _assert_unscorable(scores[key], problem, ("f1", "precision", "recall"))
+        _assert_unscorable(
+            scores[key], problem, ("bertscore_f1", "bertscore_precision", "bertscore_recall")
+        )
         assert (scores[key].metadata or {})["num_layers"] == 6
     assert _results(log)[EMPTY_SUMMARY][COUNT] == 1.0
 

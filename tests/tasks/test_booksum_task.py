@@ -23,7 +23,7 @@ def test_booksum_reports_rouge_length_and_statistics(tmp_path: Path, strategy: s
     assert log.status == "success", log.error
     assert log.results is not None
     names = {f"{s.name}/{m.name}" for s in log.results.scores for m in s.metrics.values()}
-    assert {"rougeL/mean", "f1/mean", "within/mean", "length_ratio/mean"} <= names
+    assert {"rougeL/mean", "bertscore_f1/mean", "within/mean", "length_ratio/mean"} <= names
     metrics = {
         f"{s.name}/{m.name}": m.value for s in log.results.scores for m in s.metrics.values()
     }

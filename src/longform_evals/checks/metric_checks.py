@@ -65,7 +65,7 @@ def _numbers(seen: Mapping[str, float]) -> dict[str, float]:
 # --------------------------------------------------------------------------------------------
 # BERTScore: each fixture's first reference is the answer, scored against all its references.
 
-_BERT = ("f1", "precision", "recall")
+_BERT = ("bertscore_f1", "bertscore_precision", "bertscore_recall")
 _BERT_TOLERANCE = 1e-6
 """BERTScore runs float32 matrix products: a whitespace change may move the last bits."""
 
@@ -97,11 +97,11 @@ def _own_and_other() -> list[tuple[Sample, dict[str, float], dict[str, float]]]:
 def _bert_own_beats_other() -> Observation:
     rows = _own_and_other()
     worse = [
-        f"{s.id}: own {own['f1']:.4f} <= other {other['f1']:.4f}"
+        f"{s.id}: own {own['bertscore_f1']:.4f} <= other {other['bertscore_f1']:.4f}"
         for s, own, other in rows
-        if not other["f1"] < own["f1"]
+        if not other["bertscore_f1"] < own["bertscore_f1"]
     ]
-    gaps = [own["f1"] - other["f1"] for _, own, other in rows]
+    gaps = [own["bertscore_f1"] - other["bertscore_f1"] for _, own, other in rows]
     return Observation(
         f"{len(rows) - len(worse)}/{len(rows)} lower; F1 gap min {min(gaps):.3f}, "
         f"max {max(gaps):.3f}",

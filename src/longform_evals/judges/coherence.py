@@ -113,6 +113,7 @@ async def judge_summary(
     sentences: list[str],
     settings: JudgeSettings,
     only: Sequence[int] | None = None,
+    text: str | None = None,
 ) -> tuple[list[SentenceVerdict], int]:
     """Verdicts for the sentences of one summary, and the number of judge calls made.
 
@@ -121,8 +122,12 @@ async def judge_summary(
         sentences: every sentence of the summary, in order (the judge sees them all).
         settings: how to ask.
         only: in `sentence` mode, judge just these sentence indices (default: all).
+        text: the summary as the judge is shown it in the `quoted` and batched prompts;
+            default (the scorers'): its sentences joined by single spaces. A caller that
+            reproduces another implementation's prompt byte for byte passes the text as
+            written (paragraph breaks kept).
     """
-    summary = " ".join(sentences)
+    summary = " ".join(sentences) if text is None else text
     if settings.mode == "sentence":
         if settings.layout not in _SENTENCE_TEMPLATES:
             raise ValueError(

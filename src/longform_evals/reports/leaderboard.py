@@ -60,7 +60,7 @@ _READING_QA = [
 ]
 _NARRATIVE = [
     Metric("rouge", "rougeL", "ROUGE-L", scale=100),
-    Metric("bertscore", "f1", "BERTScore F1", scale=100),
+    Metric("bertscore", "bertscore_f1", "BERTScore F1", scale=100),
     Metric("length_control", "within", "LAR", scale=100),
     Metric("booookscore", "booookscore", "BooookScore"),
 ]
@@ -514,13 +514,13 @@ def _row(key: tuple[str, str, str | None], ev: Mapping[str, Any], frame: Any) ->
         # The number is the log's own result (Inspect computed it once, from the per-sample
         # values); a per-sample metric's interval and rank come from those values.
         point = results.get((metric.scorer, metric.key), {}).get(metric.result, math.nan)
-        if math.isnan(point):
-            continue
-        if metric.per_sample:
+        if metric.per_sample and readable:
             row.per_sample[metric.label] = readable
             spread = bootstrap_interval(list(readable.values()))
-            row.metrics[metric.label] = replace(spread, value=point * metric.scale)
-        else:
+            # a log without results (a run that ended in an error) keeps its samples' mean
+            value = spread.value if math.isnan(point) else point * metric.scale
+            row.metrics[metric.label] = replace(spread, value=value)
+        elif not metric.per_sample and not math.isnan(point):
             scaled = point * metric.scale
             row.metrics[metric.label] = Interval(scaled, math.nan, math.nan, n=len(readable))
     return row

