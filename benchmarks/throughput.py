@@ -12,8 +12,15 @@ B. Slots. Hierarchical merging of a bundled book with the model loaded with 1, 2
 C. Probe judge. Seconds per summary of the BooookScore probe judge on the bundled summary,
    one call per probe (`per_probe`) against every probe of a sentence read from one call
    (`joint`), Inspect's answer cache off.
+D. Threads and repeatability. The same judge-style calls (the bundled summary, then one
+   question per sentence, short answers, temperature 0) with the engine on 1 thread and on
+   every core, on an idle machine and with one other CPU-bound process running (as when tests
+   or a second job share the machine): wall time and its ratio to the provider's default.
+   Then repeatability on one thread: the same prompts in forward and reverse order, with the
+   prefix cache on (the provider's default) and off (`--cache-prompt false`), counting the
+   answers that differ between passes.
 
-    python benchmarks/throughput.py [--parts abc] [--summaries 3] [--slots 1 2 4]
+    python benchmarks/throughput.py [--parts abcd] [--summaries 3] [--slots 1 2 4]
 
 Every figure is a ratio against a baseline measured in the same run; one model at a time (two
 llama.cpp engines computing at once on 2 cores would thrash each other). Part B takes about
@@ -31,6 +38,7 @@ import time
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from inspect_ai import eval as inspect_eval
 from inspect_ai.event import ModelEvent
@@ -224,25 +232,101 @@ def part_c(model: str) -> None:
     )
 
 
+def _spin(stop: Any) -> None:
+    while not stop.is_set():
+        sum(i * i for i in range(10_000))
+
+
+async def _ask_all(model: Model, prompts: list[str], cache_prompt: bool) -> list[str]:
+    config = GenerateConfig(temperature=0, max_tokens=24, cache_prompt=cache_prompt, seed=0)
+    answers = []
+    for prompt in prompts:  # one at a time: the engine's own speed, not its batching
+        output = await model.generate(prompt, config=config, cache=False)
+        answers.append(output.completion)
+    return answers
+
+
+def part_d(model: str, questions: int) -> None:
+    import multiprocessing
+
+    [sample] = load_summaries(bundled_summaries_dir() / "the_frost_hold.jsonl")
+    summary = str((sample.metadata or {})["summary"])
+    sentences = split_sentences(summary)[:questions]
+    prompts = [
+        f"Summary:\n{summary}\n\nSentence: {s}\nWould this sentence confuse a reader of "
+        "the summary? Answer yes or no, then one short reason."
+        for s in sentences
+    ]
+    cores = os.cpu_count() or 1
+    print(
+        f"\nD. {len(prompts)} judge-style calls with {model} (max 24 answer tokens), "
+        f"threads 1 and {cores} (the default), idle and beside one CPU-bound process"
+    )
+    seconds: dict[tuple[str, int], float] = {}
+    for load in ("idle", "busy"):
+        stop = multiprocessing.Event()
+        spinner = multiprocessing.Process(target=_spin, args=(stop,), daemon=True)
+        if load == "busy":
+            spinner.start()
+        try:
+            for threads in sorted({1, cores}):
+                judge = get_model(model, n_threads=threads, memoize=False)
+                # load the engine and read the summary into its prefix cache, untimed
+                asyncio.run(_ask_all(judge, prompts[:1], True))
+                start = time.perf_counter()
+                asyncio.run(_ask_all(judge, prompts, True))
+                seconds[(load, threads)] = time.perf_counter() - start
+        finally:
+            stop.set()
+            if spinner.is_alive():
+                spinner.join()
+        base = seconds[(load, cores)]
+        for threads in sorted({1, cores}):
+            took = seconds[(load, threads)]
+            print(
+                f"  {load:4s} threads={threads}: {took:6.1f} s "
+                f"({base / took:.2f}x the speed of threads={cores})"
+            )
+    judge = get_model(model, n_threads=1, memoize=False)
+    passes = {
+        (cache, order): asyncio.run(_ask_all(judge, prompts[::step], cache))[::step]
+        for cache in (True, False)
+        for order, step in (("forward", 1), ("reverse", -1))
+    }
+
+    def differ(a: tuple[bool, str], b: tuple[bool, str]) -> int:
+        return sum(x != y for x, y in zip(passes[a], passes[b], strict=True))
+
+    print(
+        f"  repeatability, answers that differ of {len(prompts)}: prefix cache on, forward vs "
+        f"reverse order: {differ((True, 'forward'), (True, 'reverse'))}; cache off, forward vs "
+        f"reverse: {differ((False, 'forward'), (False, 'reverse'))}; cache on vs off: "
+        f"{differ((True, 'forward'), (False, 'forward'))}"
+    )
+
+
 def main() -> None:
     os.environ.setdefault("INSPECT_DISPLAY", "none")
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--model", default="gguf/qwen2.5-coder-1.5b")
-    parser.add_argument("--parts", default="abc", help="which parts to run (letters a, b, c)")
+    parser.add_argument("--parts", default="abc", help="which parts to run (letters a-d)")
+    parser.add_argument("--questions", type=int, default=6, help="part D: calls per pass")
     parser.add_argument("--summaries", type=int, default=3, help="part A: summaries judged")
     parser.add_argument("--book", default="the_frost_hold", help="part B: a bundled book id")
     parser.add_argument("--chunk-size", type=int, default=512, help="part B: tokens per chunk")
     parser.add_argument("--slots", type=int, nargs="+", default=[1, 2, 4], help="part B")
     args = parser.parse_args()
-    unknown = set(args.parts) - set("abc")
+    unknown = set(args.parts) - set("abcd")
     if unknown:
-        parser.error(f"--parts takes the letters a, b and c, not {''.join(sorted(unknown))}")
+        parser.error(f"--parts takes the letters a to d, not {''.join(sorted(unknown))}")
     if "a" in args.parts:
         part_a(args.model, args.summaries)
     if "b" in args.parts:
         part_b(args.model, args.book, args.chunk_size, args.slots)
     if "c" in args.parts:
         part_c(args.model)
+    if "d" in args.parts:
+        part_d(args.model, args.questions)
 
 
 if __name__ == "__main__":

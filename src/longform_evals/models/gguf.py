@@ -49,6 +49,7 @@ from longform_evals.models.gguf_files import (
     resolve_model_file,
     verify_file,
 )
+from longform_evals.models.threads import default_threads
 
 DEFAULT_N_CTX = 16384
 DEFAULT_MAX_TOKENS = 1024
@@ -144,7 +145,8 @@ class GGUFModelAPI(ModelAPI):
         path: a `.gguf` file to load instead of a named model (the name is then a label).
         sha256: optional digest the file at `path` must have.
         n_ctx: context window in tokens (default min(16384, the model's training context)).
-        n_threads: CPU threads (default: all cores).
+        n_threads: CPU threads (default: the cores not busy with other work when the engine
+            loads, `models.threads`).
         n_parallel: slots that decode together (default 1); they share one KV buffer, so
             each may use the whole context, but a prefix cached in one slot is not reused
             by another.
@@ -164,7 +166,8 @@ class GGUFModelAPI(ModelAPI):
         path_arg = args.pop("path", None)
         sha256 = args.pop("sha256", None)
         n_ctx = args.pop("n_ctx", None)
-        n_threads = int(args.pop("n_threads", os.cpu_count() or 1))
+        threads_arg = args.pop("n_threads", None)
+        n_threads = default_threads() if threads_arg is None else int(threads_arg)
         n_parallel = int(args.pop("n_parallel", 1))
         verbose = _as_bool(args.pop("verbose", False))
         if args:

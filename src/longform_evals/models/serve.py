@@ -17,7 +17,6 @@ A packaged model is served under its own name, so a judge called
 from __future__ import annotations
 
 import ipaddress
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,6 +30,7 @@ from longform_evals.models.gguf_files import (
     packaged_equivalent,
     resolve_model_file,
 )
+from longform_evals.models.threads import default_threads
 
 __all__ = ["ServeSettings", "ServedModel", "packaged_equivalent", "resolve_served_file"]
 
@@ -47,7 +47,8 @@ class ServeSettings:
         port: the port; 0 picks a free one.
         alias: the model name clients use (default: the packaged name, or the file's stem).
         n_ctx: context window in tokens (default: min(16384, the model's training context)).
-        n_threads: CPU threads (default: all cores).
+        n_threads: CPU threads (default: the cores not busy with other work,
+            `models.threads`).
         n_parallel: slots that decode together; one KV buffer shared by all of them.
         api_key: a key clients must send (`Authorization: Bearer ...`); None: none asked.
         verbose: let llama.cpp log its requests to stderr.
@@ -112,7 +113,7 @@ class ServedModel:
         self.alias = settings.alias or default_alias
         self.path = path
         self.n_ctx = settings.n_ctx or min(DEFAULT_N_CTX, train_ctx)
-        threads = settings.n_threads or os.cpu_count() or 1
+        threads = settings.n_threads or default_threads()
         params = xllamacpp.CommonParams()
         params.model.path = str(path)
         params.model_alias = [self.alias]
