@@ -39,10 +39,14 @@ def _model_args(pairs: list[str]) -> dict[str, Any]:
     return out
 
 
+Outcome = tuple[float, str]
+"""A question's `correct` and the model's final answer text."""
+
+
 def inspect_run(
     model: str, margs: dict[str, Any], data: str, limit: int, logs: str
-) -> dict[str, float]:
-    """Each question's `correct` from `inspect eval` of `quality` with ReadAgent-P."""
+) -> dict[str, Outcome]:
+    """Each question's `correct` and answer from `inspect eval` of `quality` with ReadAgent-P."""
     task = quality(data=data, strategy="read_agent_p", cache=False)
     [log] = inspect_eval(
         task, model=get_model(model, memoize=False, **margs), limit=limit, log_dir=logs
@@ -53,12 +57,13 @@ def inspect_run(
     for sample in log.samples:
         value = (sample.scores or {})["choice_accuracy"].value
         assert isinstance(value, dict), value
-        out[str(sample.id)] = float(value["correct"] or 0.0)
+        out[str(sample.id)] = (float(value["correct"] or 0.0), sample.output.completion)
     return out
 
 
-def lm_eval_run(model: str, margs: dict[str, Any], data: str, limit: int) -> dict[str, float]:
-    """Each question's `correct` from lm-eval's `longform_quality` under `longform-readagent`."""
+def lm_eval_run(model: str, margs: dict[str, Any], data: str, limit: int) -> dict[str, Outcome]:
+    """Each question's `correct` and answer from lm-eval's `longform_quality` under
+    `longform-readagent`."""
     lm = ReadAgentLM(inner=model, cache=False, memoize=False, **margs)
     manager = TaskManager(
         include_path=str(TASK_FOLDER), include_defaults=False, metadata={"quality": {"data": data}}
@@ -68,22 +73,30 @@ def lm_eval_run(model: str, margs: dict[str, Any], data: str, limit: int) -> dic
     )
     if results is None:
         raise SystemExit("lm-eval returned no results")
-    return {r["doc"]["id"]: float(r["correct"]) for r in results["samples"]["longform_quality"]}
+    return {
+        r["doc"]["id"]: (float(r["correct"]), str(r["resps"][0][0]))
+        for r in results["samples"]["longform_quality"]
+    }
 
 
 def report(
-    inspect_values: dict[str, float], lm_values: dict[str, float], times: tuple[float, float]
+    inspect_values: dict[str, Outcome], lm_values: dict[str, Outcome], times: tuple[float, float]
 ) -> list[str]:
-    """The printed lines: per question, the accuracies, the differences, the times."""
-    lines = [f"{'question':<28} inspect  lm-eval"]
-    for qid, value in inspect_values.items():
-        lines.append(f"{qid:<28} {value:>7.0f}  {lm_values.get(qid, float('nan')):>7.0f}")
+    """The printed lines: per question, correctness from both, the accuracies, the questions
+    whose correctness or answer text differ, the times."""
+    lines = [f"{'question':<28} inspect  lm-eval  same answer"]
+    missing: Outcome = (float("nan"), "")
+    for qid, (value, answer) in inspect_values.items():
+        other, other_answer = lm_values.get(qid, missing)
+        lines.append(f"{qid:<28} {value:>7.0f}  {other:>7.0f}  {answer == other_answer}")
     n = len(inspect_values)
-    acc_i = sum(inspect_values.values()) / n
-    acc_l = sum(lm_values.values()) / max(1, len(lm_values))
-    differ = [q for q in inspect_values if lm_values.get(q) != inspect_values[q]]
+    acc_i = sum(v for v, _ in inspect_values.values()) / n
+    acc_l = sum(v for v, _ in lm_values.values()) / max(1, len(lm_values))
+    differ = [q for q in inspect_values if lm_values.get(q, missing)[0] != inspect_values[q][0]]
+    answers = [q for q in inspect_values if lm_values.get(q, missing)[1] != inspect_values[q][1]]
     lines.append(f"accuracy: inspect {acc_i:.2f}, lm-eval {acc_l:.2f} over {n} questions")
     lines.append(f"questions that differ: {differ or 'none'}")
+    lines.append(f"answers that differ (text): {answers or 'none'}")
     t_i, t_l = times
     lines.append(f"wall time: inspect {t_i:.0f} s, lm-eval {t_l:.0f} s, ratio {t_l / t_i:.2f}")
     return lines

@@ -25,10 +25,12 @@ def test_inspect_and_lm_eval_runs_agree(tmp_path: Path, monkeypatch: pytest.Monk
     assert inspect_values == lm_values and len(lm_values) == 3
     lines = script.report(inspect_values, lm_values, (2.0, 3.0))
     assert "questions that differ: none" in lines
+    assert "answers that differ (text): none" in lines
     assert lines[-1].endswith("ratio 1.50")
     # a disagreement is reported, naming the question
     first = next(iter(lm_values))
-    flipped = {**lm_values, first: 1.0 - lm_values[first]}
-    assert f"questions that differ: ['{first}']" in script.report(
-        inspect_values, flipped, (1.0, 1.0)
-    )
+    correct, answer = lm_values[first]
+    flipped = {**lm_values, first: (1.0 - correct, answer + " (changed)")}
+    lines = script.report(inspect_values, flipped, (1.0, 1.0))
+    assert f"questions that differ: ['{first}']" in lines
+    assert f"answers that differ (text): ['{first}']" in lines
