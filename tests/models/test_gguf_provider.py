@@ -134,3 +134,24 @@ def test_registered_task_runs_on_smollm2_and_logs_usage_per_call(tmp_path: Path)
     assert log.samples
     events = [e for e in log.samples[0].events if isinstance(e, ModelEvent)]
     assert events and all(e.output.usage is not None for e in events)
+
+
+def test_the_prefix_cache_is_a_model_setting_a_call_can_override() -> None:
+    from inspect_ai.model import ChatMessageUser
+
+    from longform_evals.models.gguf import GGUFModelAPI
+
+    # the request alone (no engine): -M cache_prompt=false turns reuse off for every call
+    # (the same prompt then gets the same answer whatever ran before); a call's own setting wins
+    api = GGUFModelAPI.__new__(GGUFModelAPI)
+    prompt = [ChatMessageUser(content="Hi.")]
+    for model_setting, call_setting, sent in [
+        (True, None, True),
+        (False, None, False),
+        (False, "auto", False),
+        (False, True, True),
+        (True, False, False),
+    ]:
+        api.cache_prompt = model_setting
+        config = GenerateConfig(cache_prompt=call_setting)
+        assert api._request(prompt, config)["cache_prompt"] is sent

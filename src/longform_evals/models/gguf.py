@@ -150,6 +150,9 @@ class GGUFModelAPI(ModelAPI):
         n_parallel: slots that decode together (default 1); they share one KV buffer, so
             each may use the whole context, but a prefix cached in one slot is not reused
             by another.
+        cache_prompt: reuse a cached prompt prefix (default true); false makes every call
+            process its whole prompt, so the same prompt gets the same answer whatever ran
+            before (a call's `GenerateConfig(cache_prompt=...)` still decides for that call).
         verbose: let llama.cpp log to stderr.
     """
 
@@ -170,10 +173,11 @@ class GGUFModelAPI(ModelAPI):
         n_threads = default_threads() if threads_arg is None else int(threads_arg)
         n_parallel = int(args.pop("n_parallel", 1))
         verbose = _as_bool(args.pop("verbose", False))
+        self.cache_prompt = _as_bool(args.pop("cache_prompt", True))
         if args:
             raise ValueError(
                 f"gguf provider: unknown model args {sorted(args)}; accepted: path, sha256, "
-                "n_ctx, n_threads, n_parallel, verbose"
+                "n_ctx, n_threads, n_parallel, cache_prompt, verbose"
             )
         if n_parallel < 1 or n_threads < 1:
             raise ValueError("gguf provider: n_parallel and n_threads must be at least 1")
@@ -254,8 +258,12 @@ class GGUFModelAPI(ModelAPI):
             "messages": [_message_dict(m) for m in input],
             "max_tokens": config.max_tokens or DEFAULT_MAX_TOKENS,
             # Reuse of the shared prefix is the point of this provider; opt out per call
-            # with GenerateConfig(cache_prompt=False).
-            "cache_prompt": config.cache_prompt is not False,
+            # with GenerateConfig(cache_prompt=False), or for the model with -M cache_prompt=false.
+            "cache_prompt": (
+                self.cache_prompt
+                if config.cache_prompt in (None, "auto")
+                else bool(config.cache_prompt)
+            ),
         }
         optional = {
             "temperature": config.temperature,
