@@ -1,12 +1,13 @@
 """lm-eval's aggregations are the Inspect task's own metrics, on the same per-sample values.
 
-Every metric an lm-eval task declares is one metric of one value of the Inspect task's scorers
-(:func:`inspect_source`), aggregated by the very function Inspect runs for it: ``mean`` is
-Inspect's ``mean()``, ``accuracy`` its ``accuracy()``, ``count`` the suite's ``count()``, and
-LongFormFact's ``<value>_bacc`` / ``<value>_auc`` the task's ``bacc()`` / ``auc()`` of that
-value (the subsets' average, Inspect's ``bacc_avg`` / ``auc_avg``). As Inspect does for a
-scorer's value dict, NaN values (unscorable samples) are left out before the metric runs; the
-task's ``scored``, ``empty_summary`` and ``no_sentences`` counts say how many there were.
+Every metric an lm-eval task declares is one metric of one value of the Inspect task's
+scorers (named as :func:`inspect_results` names the log's results), aggregated by the very
+function Inspect runs for it: ``inspect_mean`` is Inspect's ``mean()``, ``inspect_accuracy``
+its ``accuracy()``, ``inspect_count`` the suite's ``count()``, and LongFormFact's
+``<value>_bacc`` / ``<value>_auc`` the task's ``bacc()`` / ``auc()`` of that value (the
+subsets' average, Inspect's ``bacc_avg`` / ``auc_avg``). As Inspect does for a scorer's value
+dict, NaN values (unscorable samples) are left out before the metric runs; the task's
+``scored``, ``empty_summary`` and ``no_sentences`` counts say how many there were.
 
 Only model usage (``inner_calls``, ``judge_tokens``, ...) and a plain model's ``unparsed``
 LongFormFact verdicts are lm-eval's own (``nanmean``): Inspect reports usage per model, not as
@@ -26,14 +27,6 @@ from inspect_ai.scorer import Metric, SampleScore, Score, accuracy, mean
 from longform_evals.scorers.results import result_values
 from longform_evals.scorers.unscorable import count
 
-INSPECT_METRICS: dict[str, Callable[[], Metric]] = {
-    "inspect_ai/mean": mean,
-    "inspect_ai/accuracy": accuracy,
-    "longform_evals/count": count,
-}
-"""The Inspect metrics an lm-eval aggregation stands for, by registry name; the aggregation
-of the same name (``mean``, ``accuracy``, ``count``) runs it."""
-
 JUDGE_STATISTICS = ("bacc", "auc")
 """LongFormFact's per-value metrics (against people's labels)."""
 
@@ -50,41 +43,30 @@ def _numbers(items: Sequence[Any]) -> list[SampleScore]:
     return scores
 
 
-def _run(name: str, items: Sequence[Any]) -> float:
+def _run(metric: Callable[[], Metric], items: Sequence[Any], empty: float) -> float:
     scores = _numbers(items)
-    if not scores:
-        return math.nan
-    return float(INSPECT_METRICS[name]()(scores))  # type: ignore[arg-type]
+    return float(metric()(scores)) if scores else empty  # type: ignore[arg-type]
 
 
 def inspect_mean(items: Sequence[Any]) -> float:
     """Inspect's ``mean()`` of the values that are numbers (NaN when none is)."""
-    return _run("inspect_ai/mean", items)
+    return _run(mean, items, math.nan)
 
 
 def inspect_accuracy(items: Sequence[Any]) -> float:
     """Inspect's ``accuracy()`` of the values that are numbers (NaN when none is)."""
-    return _run("inspect_ai/accuracy", items)
+    return _run(accuracy, items, math.nan)
 
 
 def inspect_count(items: Sequence[Any]) -> float:
     """The suite's ``count()`` metric: how many samples have the value 1."""
-    scores = _numbers(items)
-    return float(count()(scores)) if scores else 0.0  # type: ignore[arg-type]
+    return _run(count, items, 0.0)
 
 
 def nanmean(items: Sequence[Any]) -> float:
     """Mean of the values that are numbers (NaN when none is): lm-eval-only metrics."""
     kept = [float(x) for x in items if x is not None and not math.isnan(float(x))]
     return sum(kept) / len(kept) if kept else math.nan
-
-
-AGGREGATIONS: dict[str, Callable[[Sequence[Any]], float]] = {
-    "inspect_ai/mean": inspect_mean,
-    "inspect_ai/accuracy": inspect_accuracy,
-    "longform_evals/count": inspect_count,
-}
-"""The lm-eval aggregation function of each Inspect metric the tasks declare."""
 
 
 def judge_metric_name(key: str, statistic: str) -> str:
@@ -120,8 +102,6 @@ def inspect_results(scores: Sequence[EvalScore]) -> dict[str, float]:
 
 
 __all__ = [
-    "AGGREGATIONS",
-    "INSPECT_METRICS",
     "JUDGE_STATISTICS",
     "LMEVAL_ONLY",
     "inspect_accuracy",
