@@ -7,11 +7,13 @@ scored against the question's four references: ROUGE-1/2/L, BERTScore F1 (the mo
 named under the table), LAR (share of summaries within ±tolerance of --target-words), mean
 words and length ratio, model calls and tokens per question, and wall seconds with their
 ratio to `full` measured in the same run (summarizing only: each strategy is scored after
-its timed run).
+its timed run). A second table says where each strategy's time went: the calls and wall
+seconds of each stage (NexusSum's preprocess, summarize, compress, rewrite; hierarchical
+merging's levels), from the samples' `summary_stages`.
 
     python benchmarks/narrative_summarization.py --model gguf/qwen2.5-coder-1.5b \
         [--data ../shared/data/squality/squality_3_dev_stories.jsonl] \
-        [--questions-per-story 1] [--limit N] [--target-words 200] \
+        [--questions-per-story 1] [--limit N] [--target-words 200] [--cache] \
         [--strategies full,nexus_sum,nexus_sum_no_compress] [--log-dir DIR]
 
 The no-compressor ablation makes no calls of its own: it is NexusSum's run with each summary
@@ -31,15 +33,16 @@ import argparse
 import math
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from inspect_ai import eval as inspect_eval
 from inspect_ai import score
-from inspect_ai.log import EvalLog, read_eval_log, write_eval_log
+from inspect_ai.log import EvalLog, EvalSample, read_eval_log, write_eval_log
 from inspect_ai.model import GenerateConfig, Model, ModelOutput, get_model
 
+from longform_evals.solvers.common.recording import STAGES_KEY
 from longform_evals.solvers.nexus.pipeline import CHUNK_SEPARATOR
 from longform_evals.tasks.narrative import SQUALITY_TARGET_WORDS, squality
 
@@ -81,6 +84,31 @@ class Row:
     """Input plus output tokens per question, from the log's model usage."""
     seconds: float
     bertscore_model: str | None
+    stages: dict[str, tuple[int, float]] = field(default_factory=dict)
+    """Stage -> (calls, wall seconds), summed over the samples' `summary_stages`."""
+
+
+def stage_totals(samples: Sequence[EvalSample]) -> dict[str, tuple[int, float]]:
+    """Calls and wall seconds of each strategy stage, summed over ``samples``, in the order
+    the stages ran."""
+    totals: dict[str, tuple[int, float]] = {}
+    for sample in samples:
+        stages = (sample.metadata or {}).get(STAGES_KEY)
+        for name, row in (stages or {}).items():
+            calls, seconds = totals.get(name, (0, 0.0))
+            totals[name] = (calls + int(row["calls"]), seconds + float(row["seconds"]))
+    return totals
+
+
+def stage_table(rows: Sequence[Row]) -> list[str]:
+    """Where each strategy's time went: one line per stage, its share of the run's seconds
+    (stages of concurrent samples overlap, so shares of a multi-sample run can add past 100 %)."""
+    lines = ["| strategy | stage | calls | seconds | share of the run |", "|---|---|---|---|---|"]
+    for r in rows:
+        for name, (calls, seconds) in r.stages.items():
+            share = f"{100 * seconds / r.seconds:.0f} %" if r.seconds > 0 else "n/a"
+            lines.append(f"| {r.label} | {name} | {calls} | {seconds:.1f} | {share} |")
+    return lines
 
 
 def metrics(log: EvalLog) -> dict[str, float]:
@@ -116,6 +144,7 @@ def row_from_log(label: str, log: EvalLog, seconds: float) -> Row:
         tokens=tokens / n if n else math.nan,
         seconds=seconds,
         bertscore_model=model,
+        stages=stage_totals(samples),
     )
 
 
@@ -171,7 +200,11 @@ def run_strategy(
 ) -> tuple[Row, EvalLog]:
     """Summarize, timing only that, then score (BERTScore's one-time load is not timed)."""
     task = squality(
-        data=args.data, target_words=args.target_words, tolerance=args.tolerance, **params
+        data=args.data,
+        target_words=args.target_words,
+        tolerance=args.tolerance,
+        cache=args.cache,
+        **params,
     )
     keep = args.questions_per_story
     task.dataset = task.dataset.filter(lambda s: int(str(s.id).rsplit(":", 1)[1]) < keep)
@@ -266,6 +299,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         "--nexus-log", default=None, help="nexus_sum log to derive the no-compressor row from"
     )
     parser.add_argument("--connections", type=int, default=4)
+    parser.add_argument(
+        "--cache",
+        action="store_true",
+        help="reuse cached model calls (off: every run calls the model, so seconds are real)",
+    )
     parser.add_argument("--log-dir", default="logs/narrative_benchmark")
     args = parser.parse_args(argv)
     strategies = chosen(args.strategies)
@@ -288,6 +326,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     if len(rows) > 1 and any(r.label == "full" for r in rows):
         print("seconds / full: wall time as a ratio of full context's, measured in this run.")
+    if any(r.stages for r in rows):
+        print("\nWhere the time went (summary_stages of the samples):\n")
+        print("\n".join(stage_table(rows)))
 
 
 if __name__ == "__main__":

@@ -46,6 +46,7 @@ LAYERS: dict[str, int] = {
     "text": 0,
     "prompts": 0,
     "progress": 0,
+    "inspect_private": 0,
     "models": 1,
     "data": 1,
     "analysis": 1,

@@ -32,7 +32,7 @@ def test_planned_is_never_below_done(steps: list[tuple[bool, int]]) -> None:
             board.done("summarizer", n)
             done += n
         planned = max(planned, done)
-    expected = f"summarizer {done}/{planned} calls" if steps else "no model calls yet"
+    expected = f"summarizer {done}/{planned} calls" if steps else ""
     assert board.line() == expected
 
 
@@ -54,8 +54,8 @@ def test_printing_progress_prints_while_counts_move_and_at_the_end() -> None:
             time.sleep(0.08)
     lines = out.getvalue().splitlines()
     assert len(lines) >= 2
-    assert lines[0].startswith("[0:00:00] summarizer ")
-    assert lines[-1].endswith("done: summarizer 3/3 calls")
+    assert lines[0].startswith("[0:00:00] 0 model calls, 0 tokens; summarizer ")
+    assert lines[-1].endswith("done: 0 model calls, 0 tokens; summarizer 3/3 calls")
 
 
 def test_a_quiet_run_still_prints_that_it_is_alive() -> None:
@@ -63,7 +63,22 @@ def test_a_quiet_run_still_prints_that_it_is_alive() -> None:
     with printing_progress(interval=0.02, quiet_interval=0.05, stream=out):
         time.sleep(0.2)
     lines = out.getvalue().splitlines()
-    assert len(lines) >= 3 and lines[0].endswith("no model calls yet")
+    assert len(lines) >= 3 and lines[0].endswith("] 0 model calls, 0 tokens")
+
+
+def test_printed_progress_counts_calls_of_phases_that_report_no_plan(tmp_path: Path) -> None:
+    """A judge that reports no plan to the board (a faithfulness judge, a rater) still shows
+    its calls: the lines count every model call through Inspect's usage hook."""
+    import longform_evals._registry  # noqa: F401  (the entry point registers the hook)
+
+    task = Task(dataset=[Sample(input="Say hi.") for _ in range(3)])
+    model = get_model("scripted/agree", rules=OFFLINE_RULES, memoize=False)
+    out = io.StringIO()
+    with printing_progress(interval=0.02, quiet_interval=60.0, stream=out):
+        [log] = inspect_eval(task, model=model, display="none", log_dir=str(tmp_path))
+    assert log.status == "success"
+    last = out.getvalue().splitlines()[-1]
+    assert "] done: 3 model calls, " in last and "tokens" in last
 
 
 def test_a_plain_display_prints_progress_lines_while_a_sample_runs(

@@ -85,8 +85,14 @@ def test_quickstart_shows_progress_and_the_score(tmp_path: Path) -> None:
     result = _scripted_quickstart(tmp_path, "default_response=A part summary. It ends.")
     assert result.exit_code == 0, result.output
     assert "Summarizing the_frost_hold" in result.output
-    done = re.search(r"done: summarizer (\d+)/(\d+) calls, judge (\d+)/(\d+) calls", result.output)
-    assert done is not None and done[1] == done[2] and int(done[1]) > 10
+    done = re.search(
+        r"done: (\d+) model calls, [\d,]+ tokens; "
+        r"summarizer (\d+)/(\d+) calls, judge (\d+)/(\d+) calls",
+        result.output,
+    )
+    assert done is not None and done[2] == done[3] and int(done[2]) > 10
+    # every model call is counted, the summarizer's and the judge's
+    assert int(done[1]) == int(done[2]) + int(done[4])
     assert "BooookScore:" in result.output and f"log: {tmp_path}" in result.output
 
 

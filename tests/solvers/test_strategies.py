@@ -184,7 +184,7 @@ def test_booookscore_offers_registered_names_and_documents_them() -> None:
     offered = set(get_args(booookscore_module.Strategy))
     assert offered <= set(SUMMARY_STRATEGIES)
     assert documented_strategies(booookscore_module.booookscore) == offered
-    with pytest.raises(ValueError, match=r"use one of full, hierarchical, incremental$"):
+    with pytest.raises(ValueError, match=r"'hierarchical', 'incremental' or 'full'$"):
         booookscore_module.booookscore(strategy="nexus_sum")  # type: ignore[arg-type]
 
 

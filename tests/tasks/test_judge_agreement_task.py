@@ -114,7 +114,9 @@ def test_wrong_kind_missing_data_and_sourceless_faithfulness_are_errors(tmp_path
         judge_agreement(kind="faithfulness", data=str(data))
     with pytest.raises(ValueError, match="needs -T data"):
         judge_agreement(kind="coherence")
-    with pytest.raises(ValueError, match="unknown kind"):
+    with pytest.raises(
+        ValueError, match="kind='fluency': Input should be 'coherence' or 'faithfulness'"
+    ):
         judge_agreement(kind="fluency", data=str(data))  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="budget"):
         judge_agreement(kind="coherence", data=str(data), budget=0)

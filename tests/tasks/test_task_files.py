@@ -164,6 +164,15 @@ def _run(argv: list[str], log_dir: Path, cache_dir: Path, env: dict[str, str]) -
     return Result(argv, proc.returncode, proc.stdout + proc.stderr, log_dir)
 
 
+BAD_ARGUMENTS = {
+    "unknown": "truncation=middle",
+    "bad-type": "chunk_size=abc",
+    "bad-value": "strategy=bogus",
+    "bad-file": "data=no/such/folder",
+}
+"""Command-line runs given one bad `-T` argument, by key."""
+
+
 class Runs:
     """The command-line runs of this module, started in parallel, each at most once."""
 
@@ -187,8 +196,8 @@ class Runs:
         if key == "list":
             return ["inspect", "list", "tasks", "tasks"]
         logs = ["--log-dir", str(self.root / key.replace(":", "-"))]
-        if key == "unknown":
-            refused = ["-T", "truncation=middle"]
+        if key in BAD_ARGUMENTS:
+            refused = ["-T", BAD_ARGUMENTS[key], "--display", "plain"]
             return ["inspect", "eval", "tasks/booookscore.py", *self.model(), *refused, *logs]
         kind, stem = key.split(":")
         name = NAMES.get(stem, stem)
@@ -237,6 +246,8 @@ def _jobs_of(item: pytest.Item) -> list[str]:
         return ["plain:booookscore"]
     if name == "test_unknown_parameter_is_refused":
         return ["unknown"]
+    if name == "test_a_bad_value_is_a_message_not_a_traceback":
+        return [params["key"]]
     if name == "test_inspect_score_rescores_the_log":
         return [f"{params['kind']}:booookscore"]
     return []
@@ -365,11 +376,29 @@ def test_every_parameter_is_passed_to_the_package_task(
     assert not [m for m in warnings.messages if "not used by task" in m], warnings.messages
 
 
+@pytest.mark.parametrize(
+    ("key", "says"),
+    [
+        ("bad-type", "chunk_size='abc': Input should be a valid integer"),
+        ("bad-value", "strategy='bogus': Input should be 'hierarchical', 'incremental' or 'full'"),
+        ("bad-file", "no/such/folder"),
+    ],
+)
+def test_a_bad_value_is_a_message_not_a_traceback(runs: Runs, key: str, says: str) -> None:
+    result = runs.result(key)
+    assert result.returncode != 0, result.explain()
+    output = " ".join(result.output.split())  # Inspect wraps the message at the terminal width
+    assert says in output and "task 'booookscore'" in output, result.explain()
+    assert "Traceback" not in result.output, result.explain()
+
+
 def test_unknown_parameter_is_refused(runs: Runs) -> None:
     result = runs.result("unknown")
     assert result.returncode != 0, result.explain()
-    assert "'truncation'" in result.output, result.explain()
-    assert "its parameters are: strategy, data, chunk_size" in result.output, result.explain()
+    output = " ".join(result.output.split())  # Inspect wraps the message at the terminal width
+    assert "'truncation'" in output, result.explain()
+    assert "its parameters are: strategy, data, chunk_size" in output, result.explain()
+    assert "Traceback" not in result.output, result.explain()
     assert not result.logs() or all(
         read_eval_log(str(p), header_only=True).status != "success" for p in result.logs()
     )

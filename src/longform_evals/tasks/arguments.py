@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import functools
 import inspect
+import typing
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
+from pydantic import ConfigDict, PydanticSchemaGenerationError, TypeAdapter, ValidationError
+
 import longform_evals
 from longform_evals.analysis.ordering import Embed
+from longform_evals.inspect_private import readable_error
 from longform_evals.models.embeddings import load_embedder
 
 P = ParamSpec("P")
@@ -19,7 +23,8 @@ _UNKNOWN = "unknown_task_args"
 
 
 class TaskParameterError(ValueError):
-    """A task was given a parameter it does not take; the message lists the valid ones."""
+    """A task was given a parameter it does not take (the message lists the valid ones) or a
+    value its parameter cannot take (the message says what was expected)."""
 
 
 def strict_parameters(func: Callable[P, R]) -> Callable[P, R]:
@@ -29,27 +34,72 @@ def strict_parameters(func: Callable[P, R]) -> Callable[P, R]:
     without it, so a misspelt or misremembered option silently runs the default. The
     wrapper declares a catch-all `**` parameter, which makes Inspect pass every argument
     through, and raises :class:`TaskParameterError` naming the unknown ones and listing the
-    valid ones.
+    valid ones. A ``ValueError`` the task raises on a bad value (a ``DataError`` included)
+    keeps its class but is made one Inspect's command line prints as a message alone, not a
+    traceback (:func:`~longform_evals.inspect_private.readable_error`).
     """
     signature = inspect.signature(func)
     valid = [name for name, p in signature.parameters.items() if p.kind != p.VAR_KEYWORD]
+
+    typed = _type_checks(func, valid)
 
     @functools.wraps(func)
     def checked(*args: P.args, **kwargs: P.kwargs) -> R:
         unknown = [name for name in kwargs if name not in valid]
         if unknown:
-            raise TaskParameterError(
+            message = (
                 f"task {func.__name__!r} has no parameter "
                 + ", ".join(repr(name) for name in unknown)
                 + f"; its parameters are: {', '.join(valid)}"
             )
-        return func(*args, **kwargs)
+            raise readable_error(TaskParameterError(message), message)
+        for name, value in kwargs.items():
+            if name in typed:
+                kwargs[name] = typed[name](func.__name__, name, value)
+        try:
+            return func(*args, **kwargs)
+        except ValueError as exc:  # a bad value: Inspect prints the message, no traceback
+            raise readable_error(exc, f"task {func.__name__!r}: {exc}") from None
 
     catch_all = inspect.Parameter(_UNKNOWN, inspect.Parameter.VAR_KEYWORD, annotation=Any)
     checked.__signature__ = signature.replace(  # type: ignore[attr-defined]
         parameters=[*signature.parameters.values(), catch_all]
     )
     return checked
+
+
+def _type_checks(
+    func: Callable[..., Any], names: list[str]
+) -> dict[str, Callable[[str, str, Any], Any]]:
+    """A checker per parameter whose annotation pydantic can validate: it returns the value
+    (converted where the conversion is lossless, "5" to 5) or raises a
+    :class:`TaskParameterError` naming the parameter, the value and what was expected.
+    Inspect passes `-T` values as YAML parsed them, so `-T chunk_size=abc` arrives as a
+    string and would otherwise fail deep inside the task."""
+    try:
+        hints = typing.get_type_hints(func)
+    except (NameError, TypeError):  # an annotation that cannot be resolved: nothing checked
+        return {}
+    config = ConfigDict(coerce_numbers_to_str=True)
+    checks: dict[str, Callable[[str, str, Any], Any]] = {}
+    for name in names:
+        if name not in hints:
+            continue
+        try:
+            adapter: TypeAdapter[Any] = TypeAdapter(hints[name], config=config)
+        except (PydanticSchemaGenerationError, TypeError):  # not a plain type: the task checks
+            continue
+        checks[name] = functools.partial(_validated, adapter)
+    return checks
+
+
+def _validated(adapter: TypeAdapter[Any], task: str, name: str, value: Any) -> Any:
+    try:
+        return adapter.validate_python(value)
+    except ValidationError as exc:
+        reason = "; ".join(error["msg"] for error in exc.errors())
+        message = f"task {task!r}: {name}={value!r}: {reason}"
+        raise readable_error(TaskParameterError(message), message) from None
 
 
 PATH_PARAMETERS = ("data", "data_dir", "prompts_dir", "books", "calibration")

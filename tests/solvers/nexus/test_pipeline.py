@@ -40,10 +40,18 @@ def first_half(prompt: str, k: int) -> str:
     return " ".join(sentences[: max(1, len(sentences) // 2)])
 
 
-def rules(compress: Callable[[str, int], str] = first_half) -> list[dict[str, Any]]:
+def first_fifth(prompt: str, k: int) -> str:
+    """A chunk summary of the length asked (a fifth of the chunk): its first sentences."""
+    sentences = split_sentences(quoted(prompt))
+    return " ".join(sentences[: max(1, len(sentences) // 5)])
+
+
+def rules(
+    compress: Callable[[str, int], str] = first_half, chunk: Callable[[str, int], str] = echo
+) -> list[dict[str, Any]]:
     return [
         {"pattern": DIALOGUE, "response": lambda p, k: f"Rewritten group {k} in prose."},
-        {"pattern": CHUNK, "response": echo},
+        {"pattern": CHUNK, "response": chunk},
         {"pattern": COMPRESS, "response": compress},
         {"pattern": REWRITE, "response": lambda p, k: quoted(p) + " Smoothly."},
     ]
@@ -57,8 +65,8 @@ BOOK = make_book(40)  # 40 paragraphs, 2,880 words, no dialogue and no scene mar
 
 
 def test_compressor_reaches_the_target_by_halving(run_eval: RunEval) -> None:
-    solver = nexus_sum(SummarySettings(target_words=300), NexusOptions(scenes_per_chunk=2))
-    log, sample, model = run_eval(solver, rules(), BOOK)
+    solver = nexus_sum(SummarySettings(target_words=100), NexusOptions(scenes_per_chunk=2))
+    log, sample, model = run_eval(solver, rules(chunk=first_fifth), BOOK)
     assert log.status == "success"
     info = sample.metadata["nexus_sum"]
     stats = sample.metadata["summary_stats"]
@@ -66,11 +74,13 @@ def test_compressor_reaches_the_target_by_halving(run_eval: RunEval) -> None:
     assert info["dialogue_groups"] == 0 and info["preprocess_skipped"] == info["chunks"] > 1
     assert prompts(model, DIALOGUE) == []
     assert info["scene_fallback"] and info["scenes"] == 7  # 6 paragraphs of 72 words each
-    assert info["initial_words"] == 2880
+    chunk_summaries = [t["text"] for t in sample.metadata["summary_trace"] if t["step"] == "chunk"]
+    assert info["initial_words"] == len(" ".join(chunk_summaries).split()) > 200
     assert 1 <= info["rounds"] <= 10 and info["rounds"] == len(info["lengths"])
     assert info["lengths"] == sorted(info["lengths"], reverse=True)
-    assert info["lengths"][-1] <= 300 < info["lengths"][-2]
+    assert info["lengths"][-1] <= 100 < info["lengths"][-2]
     assert info["reached_target"] and not info["compress_stalled"]
+    assert info["compress_stop"] == "target" and info["pieces"][0] > 1
     summary = sample.metadata["summary"]
     assert summary == sample.output.completion and len(summary.split()) == info["lengths"][-1]
     assert stats["calls"] == len(model.calls) == info["chunks"] + stats["compress_calls"]
@@ -89,14 +99,16 @@ def test_compressor_reaches_the_target_by_halving(run_eval: RunEval) -> None:
 
 def test_a_round_that_does_not_shrink_stops_compression(run_eval: RunEval) -> None:
     log, sample, _ = run_eval(
-        nexus_sum(SummarySettings(target_words=300)), rules(compress=echo), BOOK
+        nexus_sum(SummarySettings(target_words=300)), rules(echo, first_fifth), BOOK
     )
     assert log.status == "success"
     info = sample.metadata["nexus_sum"]
-    assert info["rounds"] == 1 and info["lengths"] == [2880]
+    s0 = info["initial_words"]
+    assert info["rounds"] == 1 and info["lengths"] == [s0] and s0 > 300
     assert info["compress_stalled"] and not info["reached_target"]
+    assert info["compress_stop"] == "stalled"
     assert sample.metadata["summary_stats"]["compress_stalled"] == 1
-    assert len(sample.metadata["summary"].split()) == 2880
+    assert len(sample.metadata["summary"].split()) == s0
 
 
 def test_target_longer_than_input_means_no_round(run_eval: RunEval) -> None:
@@ -177,3 +189,69 @@ def test_bad_settings() -> None:
         nexus_compress(SummarySettings(target_words=0))
     with pytest.raises(ValueError, match="chunk_tokens"):
         nexus_sum(options=NexusOptions(chunk_tokens=0))
+
+
+def unfinished(text: str) -> str:
+    """``text`` without its last word and end mark: a try the solver must reject."""
+    words = text.split()
+    return " ".join(words[:-1] or words).rstrip(".!?\"'")
+
+
+def test_calls_stay_within_the_stated_bound_when_every_try_fails(run_eval: RunEval) -> None:
+    """The worst case: every call is rejected (unfinished) and retried up to max_tries, and
+    each compression round shrinks the summary by a word, so every round is run."""
+    tries, rounds = 3, 4
+    adversarial = [
+        {"pattern": DIALOGUE, "response": lambda p, k: "Rewritten in prose but cut off"},
+        {"pattern": CHUNK, "response": lambda p, k: unfinished(quoted(p)) + " and then"},
+        {"pattern": COMPRESS, "response": lambda p, k: unfinished(quoted(p))},
+        {"pattern": REWRITE, "response": lambda p, k: unfinished(quoted(p))},
+    ]
+    solver = nexus_sum(
+        SummarySettings(target_words=3),
+        NexusOptions(scenes_per_chunk=1, max_rounds=rounds, max_tries=tries, chunk_tokens=8),
+        rewrite=True,
+    )
+    log, sample, model = run_eval(solver, adversarial, DIALOGUE_BOOK)
+    assert log.status == "success"
+    info = sample.metadata["nexus_sum"]
+    stats = sample.metadata["summary_stats"]
+    d, g = info["dialogue_groups"], info["chunks"]
+    assert (d, g) == (2, 4) and info["compress_stop"] == "rounds"
+    assert info["rounds"] == rounds == len(info["pieces"])
+    most = info["compress_call_bound"] // (tries * rounds)
+    assert max(info["pieces"]) <= most
+    # every call took all its tries, but the preprocessor's (one try, then its fallback)
+    assert len(model.calls) == stats["calls"] == d + tries * (g + sum(info["pieces"]) + 1)
+    assert len(model.calls) <= d + tries * (g + rounds * most + 1)  # the documented bound
+    # a rewrite of the dialogue that never finished is not used: the chunk keeps its text
+    assert stats["preprocess_fallbacks"] == 2
+    summarized = [quoted(p) for p in prompts(model, CHUNK)]
+    assert '"You are late," she said.' in summarized[0] or any(
+        '"You are late,"' in s for s in summarized
+    )
+    # where the calls and the time went, stage by stage
+    stages = sample.metadata["summary_stages"]
+    assert set(stages) == {"preprocess", "summarize", "compress", "rewrite"}
+    assert sum(s["calls"] for s in stages.values()) == stats["calls"]
+    assert stages["compress"]["calls"] == tries * sum(info["pieces"])
+    assert all(s["seconds"] >= 0 for s in stages.values())
+
+
+def test_most_pieces_bounds_the_packing() -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from longform_evals.solvers.nexus.pipeline import most_pieces
+    from longform_evals.text.packing import pack_sentence_spans
+
+    tok = get_tokenizer("cl100k_base")
+    sentence = st.lists(st.sampled_from(["a", "long", "word", "antidisestablishment"]), min_size=1)
+
+    @settings(max_examples=60, deadline=None)
+    @given(st.lists(sentence, min_size=1, max_size=30), st.integers(1, 40))
+    def check(sentences: list[list[str]], delta: int) -> None:
+        text = " ".join(" ".join(words).capitalize() + "." for words in sentences)
+        assert len(pack_sentence_spans(text, delta, tok)) <= most_pieces(tok.count(text), delta)
+
+    check()

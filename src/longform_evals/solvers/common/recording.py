@@ -12,7 +12,9 @@ call's tokens also go to the sample's tally per step kind (:data:`STEP_KIND`,
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import time
+from collections.abc import AsyncIterator, Callable, Iterable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias, TypedDict
 
@@ -25,6 +27,7 @@ from inspect_ai.model import (
     get_model,
 )
 from inspect_ai.solver import TaskState
+from inspect_ai.util import span
 
 from longform_evals.models.step_usage import StepKind, record_step_usage
 from longform_evals.progress import BOARD, SUMMARIZER_PHASE
@@ -41,6 +44,7 @@ from longform_evals.text import Tokenizer, TokenizerLike, get_tokenizer
 
 __all__ = [
     "BASE_COUNTERS",
+    "STAGES_KEY",
     "STEP_KIND",
     "Outcome",
     "Step",
@@ -65,6 +69,9 @@ STEP_KIND: dict[Step, StepKind] = {
     "rewrite": "rewrite",
 }
 """The kind a trace step's calls are tallied under (:mod:`longform_evals.models.step_usage`)."""
+
+STAGES_KEY = "summary_stages"
+"""Metadata key of the calls and wall seconds per stage of a strategy (:meth:`SummaryRun.stage`)."""
 
 BASE_COUNTERS = ("calls", "retries", "forced_accepts")
 """Counters every strategy reports: model calls, retried calls, tries given up on."""
@@ -162,8 +169,12 @@ class SummaryRun:
         # the steps it completed.
         self.trace: list[TraceEntry] = trace
         self.stats: dict[str, Any] = stats
+        self.stages: dict[str, dict[str, Any]] = (
+            dict(metadata.get(STAGES_KEY, {})) if strategy is None else {}
+        )
         metadata["summary_trace"] = trace
         metadata["summary_stats"] = stats
+        metadata[STAGES_KEY] = self.stages
 
     def count(self, text: str) -> int:
         """Count tokens with the run's tokenizer."""
@@ -176,6 +187,21 @@ class SummaryRun:
     def plan(self, calls: int) -> None:
         """Announce `calls` more model calls to the progress display."""
         BOARD.plan(SUMMARIZER_PHASE, calls)
+
+    @asynccontextmanager
+    async def stage(self, name: str, span_name: str | None = None) -> AsyncIterator[None]:
+        """Time a stage of the strategy and count its calls in ``summary_stages[name]``
+        (``{"calls", "seconds"}``, summed when a stage runs more than once, as a stage
+        that stops half-way by an error is); the calls are grouped in the transcript under
+        a span named ``span_name`` (default: ``name``)."""
+        calls, started = int(self.stats["calls"]), time.monotonic()
+        try:
+            async with span(span_name or name, type="summary_stage"):
+                yield
+        finally:
+            row = self.stages.setdefault(name, {"calls": 0, "seconds": 0.0})
+            row["calls"] += int(self.stats["calls"]) - calls
+            row["seconds"] = round(row["seconds"] + time.monotonic() - started, 3)
 
     def bump(self, name: str, by: int = 1) -> None:
         """Add ``by`` to the counter ``name``."""

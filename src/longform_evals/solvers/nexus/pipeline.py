@@ -21,18 +21,26 @@ The stages are also solvers of their own (:func:`nexus_preprocess`, :func:`nexus
 
 Reported in ``metadata["nexus_sum"]``: ``target_words``, ``scenes``, ``chunks``,
 ``scene_fallback``, ``dialogue_groups``, ``preprocess_skipped``, ``initial_words`` (S_0),
-``rounds``, ``lengths`` (words after each round, a stalled round included),
-``compress_stalled``, ``reached_target``; counters also go to ``summary_stats``.
+``rounds``, ``lengths`` (words after each round, a stalled round included), ``pieces`` (calls
+of each round), ``compress_stalled``, ``compress_stop`` (why compression ended),
+``compress_call_bound``, ``reached_target``; counters also go to ``summary_stats``, and the
+calls and wall seconds of each stage (``preprocess``, ``summarize``, ``compress``,
+``rewrite``) to ``metadata["summary_stages"]``.
+
+Calls per sample are bounded: with T = ``max_tries``, g chunks (d of them with dialogue),
+R = ``max_rounds`` and P = :func:`most_pieces` of S_0, at most
+d + T x (g + R x P + 1 with the rewrite): the preprocessor is not retried.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
 from inspect_ai.solver import Generate, Solver, TaskState, solver
-from inspect_ai.util import collect, span
+from inspect_ai.util import collect
 
 from longform_evals.prompts import PromptTemplate, load_prompt
 from longform_evals.solvers.common.question_focus import Focus
@@ -77,6 +85,7 @@ NEXUS_COUNTERS = (
     "chunks",
     "dialogue_groups",
     "preprocess_skipped",
+    "preprocess_fallbacks",
     "compress_rounds",
     "compress_calls",
     "compress_stalled",
@@ -91,6 +100,8 @@ MIN_CHUNK_SUMMARY_WORDS = 40
 COMPRESS_RATIO = 0.6
 """Words asked of a compressed piece per word of the piece; δ still sets the pace, since a
 model shortens a small piece less than a large one."""
+TOKENS_PER_WORD = 1.3
+"""English prose, for an output room asked in words."""
 REWRITE_TOLERANCE = 1.1
 """A readability rewrite longer than this times max(θ, its input) is not used."""
 
@@ -144,7 +155,10 @@ def new_info(target_words: int | None) -> dict[str, Any]:
         "initial_words": None,
         "rounds": 0,
         "lengths": [],
+        "pieces": [],
         "compress_stalled": False,
+        "compress_stop": None,
+        "compress_call_bound": 0,
         "reached_target": None,
     }
 
@@ -159,10 +173,29 @@ def nexus_info(state: TaskState, target_words: int | None = None) -> dict[str, A
     return info
 
 
-def _room(run: SummaryRun, text: str) -> int:
-    """Output tokens for a call that rewrites ``text`` at about its length or less."""
+def most_pieces(tokens: int, chunk_tokens: int) -> int:
+    """The most pieces a compression round of a summary of ``tokens`` tokens is cut into.
+
+    Runs of whole sentences are packed greedily up to δ = ``chunk_tokens``, so any two
+    neighbouring runs hold more than δ tokens together, and a summary of t tokens gives at
+    most ⌈2t/δ⌉ runs; one more covers the few tokens sentence-by-sentence counting adds at
+    the joins. Taken on S_0, it bounds every round: rounds shrink the summary in words, and
+    a round that would need more pieces (a summary grown in tokens) is not run
+    (``compress_stop`` ``"call_bound"``), so compression makes at most
+    ``max_tries x max_rounds x most_pieces(S_0)`` calls.
+    """
+    return max(1, math.ceil(2 * tokens / chunk_tokens) + 1)
+
+
+def _room(run: SummaryRun, text: str, words: int | None = None) -> int:
+    """Output tokens for a call that rewrites ``text`` at about its length or less, or, asked
+    for ``words`` words, at most three times that many (a summary that long has failed
+    anyway, and a model stuck in a loop stops there instead of at the chunk's length)."""
     n = run.count(text)
-    return n + max(256, n // 2)
+    room = n + max(256, n // 2)
+    if words is None:
+        return room
+    return min(room, max(256, math.ceil(3 * words * TOKENS_PER_WORD)))
 
 
 async def _rewrite(
@@ -172,14 +205,16 @@ async def _rewrite(
     text: str,
     tries: Tries,
     step: Step,
+    room_words: int | None = None,
 ) -> Outcome:
     """One call of trace step ``step`` that rewrites ``text`` into about ``words`` words; its
-    length is not checked (a stage checks lengths as a whole)."""
+    length is not checked (a stage checks lengths as a whole). ``room_words``: the output
+    room follows these asked words rather than ``text``'s length (:func:`_room`)."""
     return await run.generate(
         render,
         words,
         step=step,
-        max_tokens=_room(run, text),
+        max_tokens=_room(run, text, room_words),
         temperature=tries.temperature,
         max_tries=tries.max_tries,
         check_limit=None,
@@ -206,7 +241,10 @@ async def preprocess_dialogue(
 ) -> list[str]:
     """Rewrite the dialogue of every chunk that has some as third-person prose (concurrently).
 
-    Chunks without dialogue are returned unchanged and counted in ``preprocess_skipped``.
+    Chunks without dialogue are returned unchanged and counted in ``preprocess_skipped``;
+    each rewrite is one call, not retried: a rewrite that was cut off or empty is not used,
+    the chunk is kept as it was and counted in ``preprocess_fallbacks`` (a model that loops
+    until its token limit would loop again, at the cost of a whole chunk's tokens per try).
     """
     todo = [i for i, chunk in enumerate(chunks) if has_dialogue(chunk)]
     run.bump("dialogue_groups", len(todo))
@@ -215,13 +253,17 @@ async def preprocess_dialogue(
     def render(text: str) -> Callable[[int], str]:
         return lambda _words: template.render(text=text.strip())
 
-    async with span("preprocess", type="nexus_stage"):
+    once = Tries(tries.temperature, 1)  # not retried: a rejected rewrite has a fallback
+    async with run.stage("preprocess"):
         # 1: no word limit is asked for
         outcomes = await collect(
-            *(_rewrite(run, render(chunks[i]), 1, chunks[i], tries, "preprocess") for i in todo)
+            *(_rewrite(run, render(chunks[i]), 1, chunks[i], once, "preprocess") for i in todo)
         )
     result = list(chunks)
     for i, outcome in zip(todo, outcomes, strict=True):
+        if not outcome.accepted:  # cut off or empty in every try: a part of the text would
+            run.bump("preprocess_fallbacks")  # be lost, so the chunk keeps its dialogue
+            outcome = Outcome(chunks[i], outcome.tries, False, outcome.rejected)
         run.record("preprocess", 0, i, outcome)
         result[i] = outcome.text
     return result
@@ -234,16 +276,17 @@ async def summarize_chunks(
 
     async def summarize(text: str) -> Outcome:
         limit = max(MIN_CHUNK_SUMMARY_WORDS, round(count_words(text) * CHUNK_SUMMARY_RATIO))
-        return await _rewrite(  # generous room: the length is checked later
+        return await _rewrite(  # room for 3x the words asked: the length is checked later
             run,
             lambda words: template.render(text=text.strip(), word_limit=words),
             limit,
             text,
             tries,
             "chunk",
+            room_words=limit,
         )
 
-    async with span("summarize", type="nexus_stage"):
+    async with run.stage("summarize"):
         outcomes = await collect(*(summarize(c) for c in chunks))
     for i, outcome in enumerate(outcomes):
         run.record("chunk", 0, i, outcome)
@@ -261,8 +304,11 @@ async def compress_summary(
 ) -> str:
     """Compress ``summary`` round by round until it has at most ``target_words`` words.
 
-    Stops after ``options.max_rounds`` rounds or at a round that does not shrink the summary
-    (counted in ``compress_stalled``; that round's output is discarded). Updates ``info``.
+    Stops (``info["compress_stop"]``) at the target (``"target"``), after
+    ``options.max_rounds`` rounds (``"rounds"``), at a round that does not shrink the summary
+    (``"stalled"``, also counted in ``compress_stalled``; that round's output is discarded),
+    or before a round that would take more calls than :func:`most_pieces` allows
+    (``"call_bound"``). Updates ``info``, with the pieces of each round and the bound.
     """
 
     async def shorten(piece: str) -> Outcome:
@@ -279,17 +325,26 @@ async def compress_summary(
         )
 
     words = count_words(summary)
+    most = most_pieces(run.count(summary), options.chunk_tokens)
     lengths: list[int] = []
-    stalled = False
+    pieces: list[int] = []
+    stop = "target"
     info.update(initial_words=words, target_words=target_words)
-    while words > target_words and len(lengths) < options.max_rounds:
+    while words > target_words:
+        if len(lengths) == options.max_rounds:
+            stop = "rounds"
+            break
         level = len(lengths) + 1
         runs = pack_sentence_spans(summary, options.chunk_tokens, run.tokenizer)
+        if len(runs) > most:  # only if a round made the summary longer in tokens
+            stop = "call_bound"
+            break
         run.bump(
             "oversized_sentences",
             sum(run.count(summary[a:b]) > options.chunk_tokens for a, b in runs),
         )
-        async with span(f"compress round {level}", type="nexus_stage"):
+        pieces.append(len(runs))
+        async with run.stage("compress", f"compress round {level}"):
             outcomes = await collect(*(shorten(summary[a:b]) for a, b in runs))
         for i, outcome in enumerate(outcomes):
             run.record("compress", level, i, outcome)
@@ -297,7 +352,7 @@ async def compress_summary(
         shorter = join_pieces(summary, runs, [o.text for o in outcomes])
         lengths.append(count_words(shorter))
         if lengths[-1] >= words:
-            stalled = True
+            stop = "stalled"
             run.bump("compress_stalled")
             break
         summary, words = shorter, lengths[-1]
@@ -306,7 +361,10 @@ async def compress_summary(
     info.update(
         rounds=len(lengths),
         lengths=lengths,
-        compress_stalled=stalled,
+        pieces=pieces,
+        compress_stalled=stop == "stalled",
+        compress_stop=stop,
+        compress_call_bound=tries.max_tries * options.max_rounds * most,
         reached_target=words <= target_words,
     )
     return summary
@@ -321,14 +379,15 @@ async def rewrite_summary(
 ) -> str:
     """Ask for a more readable version of ``summary``; keep the original if it grew too long."""
     words = count_words(summary)
-    outcome = await _rewrite(
-        run,
-        lambda _limit: template.render(summary=summary, words=words),
-        words,
-        summary,
-        tries,
-        "rewrite",
-    )
+    async with run.stage("rewrite"):
+        outcome = await _rewrite(
+            run,
+            lambda _limit: template.render(summary=summary, words=words),
+            words,
+            summary,
+            tries,
+            "rewrite",
+        )
     allowed = REWRITE_TOLERANCE * max(words, target_words or 0)
     if count_words(outcome.text) > allowed:
         run.bump("rewrite_rejects")

@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from inspect_ai.solver import Generate, Solver, TaskState, solver
-from inspect_ai.util import collect, span
+from inspect_ai.util import collect
 
 from longform_evals.prompts import PromptTemplate
 from longform_evals.solvers.common.recording import SummaryRun, Tries, document_of
@@ -107,7 +107,7 @@ def hierarchical_merge(
         level = 0
         while len(summaries) > 1:
             level += 1
-            async with span(f"level {level}", type="summary_level"):
+            async with run.stage(f"level {level}"):
                 summaries = await _merge_level(run, plan, summaries, level, bound, tries)
         run.stats["levels"] = level + 1
         await final.finish(run, summaries[0])
@@ -132,7 +132,7 @@ async def _summarize_chunks(
 
     # Spans group each level's calls in the log viewer; collect() runs the chunk
     # summaries concurrently (one span each) and cancels the rest if one fails.
-    async with span("level 0", type="summary_level"):
+    async with run.stage("level 0"):
         outcomes = await collect(
             *(run.summarize(render(c.text), level0, tries, step="chunk") for c in chunks)
         )

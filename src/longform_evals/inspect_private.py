@@ -1,0 +1,54 @@
+"""The one place the package reaches into Inspect's private modules.
+
+Inspect has no public API for these; each is imported here only, and
+``tests/test_inspect_private.py`` fails on an Inspect release that moves or changes one, so an
+upgrade breaks a test rather than a user's run.
+
+* ``PrerequisiteError``: Inspect's command line prints such an error's message alone, without
+  a traceback (its exception hook); the tasks raise their argument errors as one
+  (:func:`readable_error`).
+"""
+
+from __future__ import annotations
+
+from inspect_ai._util.error import PrerequisiteError
+
+__all__ = ["PrerequisiteError", "readable_error"]
+
+
+_READABLE: dict[type[Exception], type[Exception]] = {}
+
+
+def _readable(cls: type[Exception]) -> type[Exception]:
+    """One subclass of ``cls`` and ``PrerequisiteError`` per class, made on first use."""
+    if cls not in _READABLE:
+        bases = (cls, PrerequisiteError)
+        _READABLE[cls] = type(cls.__name__, bases, {"__module__": cls.__module__})
+    return _READABLE[cls]
+
+
+def readable_error(exc: Exception, message: str) -> Exception:
+    """A copy of ``exc`` of a subclass of its own class (a ``ValueError`` stays one) and of
+    Inspect's ``PrerequisiteError``, whose ``message`` is ``message``: Inspect's command line
+    prints that message and no traceback. The copy keeps ``exc``'s arguments and attributes
+    (its ``__init__`` is not run again).
+
+    With Inspect's display set to ``none`` the hook prints nothing at all, so there ``exc`` is
+    returned as it is: its traceback, which ends with the message, is better than silence."""
+    if _display_silenced():
+        return exc
+    cls = _readable(type(exc))
+    copy = cls.__new__(cls, *exc.args)
+    copy.args = exc.args
+    copy.__dict__.update(exc.__dict__)
+    copy.message = message  # type: ignore[attr-defined]
+    return copy
+
+
+def _display_silenced() -> bool:
+    from inspect_ai.util import display_type
+
+    try:
+        return display_type() == "none"
+    except Exception:  # no display configured yet: Inspect's default prints
+        return False
