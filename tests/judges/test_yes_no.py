@@ -7,6 +7,8 @@ import asyncio
 import math
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from inspect_ai.model import Logprob, Logprobs, ModelOutput, TopLogprob, get_model
 
 from helpers import output_with_logprobs
@@ -15,6 +17,8 @@ from longform_evals.judges.yes_no import (
     p_yes_from_logprobs,
     p_yes_from_output,
     parse_yes_no,
+    read_yes_no,
+    reading_source,
     token_word,
 )
 
@@ -190,3 +194,108 @@ def test_text_answers_are_read_whole_not_cut_short() -> None:
     assert len(late_hedge) > 40
     assert p_yes_from_output(ModelOutput.from_content("m", late_hedge)) is None
     assert p_yes_from_output(ModelOutput.from_content("m", "Yes, it does.")) == 1.0
+
+
+# ---- one reading everywhere: impossible log-probabilities, and generated answers ----------
+
+_BAD = [math.inf, math.nan, 0.5]
+
+
+def _judged_with(monkeypatch: pytest.MonkeyPatch, module: str, output: ModelOutput) -> None:
+    """Make every log-probability call of the judge module answer ``output`` (the scripted
+    provider refuses impossible log-probabilities, a broken provider may send them)."""
+
+    async def answer(*args: object, **kwargs: object) -> ModelOutput:
+        return output
+
+    monkeypatch.setattr(f"longform_evals.judges.{module}.generate_with_logprobs", answer)
+
+
+@pytest.mark.parametrize("bad", _BAD)
+def test_an_impossible_log_probability_makes_the_answer_unreadable_not_text(
+    bad: float, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before: the log-probability reading failed and the text ("Yes") was read instead, so
+    the probe judge scored the sentence and the faithfulness judge called it supported."""
+    for chosen in ({"Yes": bad, "No": -1.0}, {"Yes": -0.1, "No": bad}):
+        out = _out(chosen, "Yes")
+        assert read_yes_no(out) == (None, "unreadable")
+        assert p_yes_from_output(out) is None and reading_source(out) == "unreadable"
+    # asked without log-probabilities, the judge reads the words: nothing broken was asked for
+    assert read_yes_no(_out({"Yes": bad, "No": -1.0}, "Yes"), logprobs=False) == (1.0, "text")
+    _judged_with(monkeypatch, "faithfulness", _out({"Yes": bad, "No": -1.0}, "Yes"))
+    model = get_model("scripted/faithfulness", default_response="Yes", memoize=False)
+    settings = FaithfulnessSettings(logprobs=True, cache=False)
+    judgement = asyncio.run(judge_support(model, "The ship sank.", "A ship sank.", settings))
+    assert (judgement.value, judgement.source) == (None, "missing")
+
+
+@pytest.mark.parametrize("bad", _BAD)
+def test_raters_refuse_an_answer_with_impossible_log_probabilities(
+    bad: float, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from longform_evals.judges.raters import RatingSettings, rate_answer
+
+    _judged_with(monkeypatch, "raters", _out({"Yes": bad, "No": -2.0}, "Yes"))
+    model = get_model("scripted/rater", default_response="Yes", memoize=False)
+    settings = RatingSettings(logprobs=True, cache=False)
+    [verdicts] = asyncio.run(rate_answer(model, "Who?", "Anna.", ["Anna."], settings))
+    for verdict in verdicts.values():
+        assert verdict.verdict is None and verdict.p_yes is None
+
+
+_YES = ["Yes", " yes", "YES", "Yes.", "Yes,", "\nYes", "**Yes", "Ｙｅｓ"]
+_NO = ["No", " no", "NO", "No.", "No,", "\nNo", "**No", "Ｎｏ"]
+_OTHER = ["Nope", "Supported", "The", "Not", "Yesterday", "Answer", "Maybe", "Noah", "1"]
+_TAILS = ["", " it does.", " and no.", " but yes.", ", there is no doubt.", "\nNo", " or no"]
+
+
+@st.composite
+def answers(draw: st.DrawFn) -> tuple[ModelOutput, str, str]:
+    """An answer: a first token, a tail of words, and a table of alternatives for the first
+    position (log-probabilities finite or not), with the text they spell."""
+    first = draw(st.sampled_from(_YES + _NO + _OTHER))
+    tail = draw(st.sampled_from(_TAILS))
+    finite = st.floats(min_value=-30.0, max_value=0.0)
+    anything = st.one_of(finite, st.sampled_from([math.inf, math.nan, 0.25]))
+    alternatives = draw(
+        st.dictionaries(
+            st.sampled_from(_YES + _NO + _OTHER),
+            draw(st.sampled_from([finite, anything])),
+            max_size=5,
+        )
+    )
+    top = {first: draw(finite), **{t: v for t, v in alternatives.items() if t != first}}
+    text = first + tail
+    return _out(top, text), first, text
+
+
+@settings(max_examples=300, deadline=None)
+@given(answers())
+def test_generated_answers_follow_the_one_rule(answer: tuple[ModelOutput, str, str]) -> None:
+    out, first, text = answer
+    p, source = read_yes_no(out)
+    top = out.choices[0].logprobs.content[0].top_logprobs or []  # type: ignore[union-attr]
+    impossible = any(math.isnan(t.logprob) or t.logprob > 0 for t in top)
+    if impossible:
+        assert (p, source) == (None, "unreadable")
+    elif source == "logprobs":
+        # read from the alternatives only when the chosen first token is a yes or a no, and
+        # the words do not hedge
+        assert token_word(first) is not None and parse_yes_no(text.strip()) is not None
+        assert p is not None and 0.0 <= p <= 1.0
+    else:
+        # otherwise the words alone decide, whatever the alternatives hold
+        assert (p, source) == (
+            (parse_yes_no(text.strip()), "text")
+            if parse_yes_no(text.strip()) is not None
+            else (None, "unreadable")
+        )
+    if token_word(first) is None and not impossible:
+        assert source != "logprobs"
+        # the same words with other alternatives read the same
+        assert read_yes_no(_out({first: -0.01, "Yes": -0.02}, text)) == (p, source)
+        assert read_yes_no(_out({first: -0.01, "No": -0.02}, text)) == (p, source)
+    if parse_yes_no(text.strip()) is None and not impossible:
+        # a hedged or verdictless answer is never read, with or without log-probabilities
+        assert p is None

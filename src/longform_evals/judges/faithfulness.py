@@ -22,7 +22,7 @@ from longform_evals.judges.faithfulness_calibration import load_calibration
 from longform_evals.judges.health import generate_with_logprobs
 from longform_evals.judges.injection import as_data
 from longform_evals.judges.support import JudgeOptions, JudgeSetup, SupportJudgement
-from longform_evals.judges.yes_no import p_yes_from_logprobs, parse_yes_no
+from longform_evals.judges.yes_no import read_yes_no
 from longform_evals.models.identity import cache_policy
 from longform_evals.models.step_usage import JUDGE, record_step_usage
 from longform_evals.prompts import load_prompt
@@ -89,13 +89,8 @@ async def judge_support(
     else:
         output = await model.generate(prompt, config=config, cache=cache)
     record_step_usage(JUDGE, output)
-    p = p_yes_from_logprobs(output) if settings.logprobs else None
-    if p is not None:
-        return SupportJudgement(p, "logprobs", output.completion)
-    from_text = parse_yes_no(output.completion.strip())
-    if from_text is not None:
-        return SupportJudgement(from_text, "text", output.completion)
-    return SupportJudgement(None, "missing", output.completion)
+    p, source = read_yes_no(output, settings.logprobs)
+    return SupportJudgement(p, "missing" if p is None else source, output.completion)
 
 
 async def support_rows(

@@ -53,7 +53,7 @@ from longform_evals.judges.minicheck_chunking import (
     word_count,
 )
 from longform_evals.judges.support import JudgeOptions, JudgeSetup, SupportJudgement
-from longform_evals.judges.yes_no import p_yes_from_logprobs, parse_yes_no
+from longform_evals.judges.yes_no import read_yes_no
 from longform_evals.models.identity import cache_policy
 from longform_evals.models.step_usage import JUDGE, record_step_usage
 from longform_evals.text import TokenizerLike, get_tokenizer
@@ -353,9 +353,7 @@ class MiniCheckLLMJudge:
         # Only this (Bespoke-MiniCheck-7B) path is a model call; the local classifiers have no
         # token usage to record.
         record_step_usage(JUDGE, output)
-        p = p_yes_from_logprobs(output)
-        if p is None:
-            p = parse_yes_no(output.completion.strip())
+        p, _ = read_yes_no(output)
         return SupportJudgement(p, "minicheck" if p is not None else "missing", output.completion)
 
     async def support(self, document: str, claim: str) -> SupportJudgement:

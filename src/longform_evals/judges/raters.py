@@ -31,7 +31,12 @@ from inspect_ai.model import (
 from longform_evals.judges.health import generate_with_logprobs
 from longform_evals.judges.injection import as_data
 from longform_evals.judges.rater_calibration import RaterCalibration
-from longform_evals.judges.yes_no import NO_VERDICT, YES_VERDICT, p_yes_from_logprobs
+from longform_evals.judges.yes_no import (
+    NO_VERDICT,
+    YES_VERDICT,
+    impossible_logprobs,
+    p_yes_from_logprobs,
+)
 from longform_evals.models.identity import cache_policy
 from longform_evals.models.step_usage import JUDGE, record_step_usage
 from longform_evals.prompts import load_prompt
@@ -191,8 +196,9 @@ async def ask_rater(
             output = await model.generate(messages, config=config, cache=cache)
         record_step_usage(JUDGE, output)
         answers.append(output.completion)
-        verdict = parse_verdict(output.completion)
-        p_yes = p_yes_from_logprobs(output) if settings.logprobs else None
+        broken = settings.logprobs and impossible_logprobs(output)
+        verdict = None if broken else parse_verdict(output.completion)
+        p_yes = p_yes_from_logprobs(output) if settings.logprobs and not broken else None
         if p_yes is None:
             p_yes = _p_from_verdict(verdict)
         if verdict is not None or (settings.logprobs and p_yes is not None):

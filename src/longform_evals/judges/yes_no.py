@@ -136,18 +136,44 @@ def p_yes_at_answers(output: ModelOutput, n: int) -> list[float | None]:
     return answers + [None] * (n - len(answers))
 
 
+def impossible_logprobs(output: ModelOutput) -> bool:
+    """Whether the answer's first content position holds a log-probability no probability can
+    have (NaN, or above 0: +infinity included), for its chosen token or an alternative. Such
+    an answer is unreadable: the provider's numbers are broken, so its words are not trusted
+    either."""
+    first = first_content_logprob(output)
+    if first is None:
+        return False
+    values = [first.logprob, *(t.logprob for t in first.top_logprobs or [])]
+    return any(math.isnan(v) or v > _MAX_LOGPROB for v in values)
+
+
+def read_yes_no(output: ModelOutput, logprobs: bool = True) -> tuple[float | None, str]:
+    """The one reading of a yes/no answer: ``(P(yes), source)``.
+
+    With ``logprobs`` and log-probabilities in the answer: P(yes) at the first content token
+    when that token is a yes or a no (source ``logprobs``); an answer whose first position
+    holds an impossible log-probability is unreadable. Otherwise the text rule
+    (:func:`parse_yes_no`, source ``text``); neither: ``(None, "unreadable")``.
+    """
+    if logprobs and has_logprobs(output):
+        if impossible_logprobs(output):
+            return None, "unreadable"
+        p = p_yes_from_logprobs(output)
+        if p is not None:
+            return p, "logprobs"
+    text = output.completion.strip() if output.completion else ""
+    p = parse_yes_no(text) if text else None
+    return (p, "text") if p is not None else (None, "unreadable")
+
+
 def p_yes_from_output(output: ModelOutput) -> float | None:
     """P(yes) from log-probabilities when present, else from the whole answer text (1.0 / 0.0;
     a hedge late in the answer makes it unreadable, as for the faithfulness judge)."""
-    p = p_yes_from_logprobs(output)
-    if p is not None:
-        return p
-    return parse_yes_no(output.completion.strip()) if output.completion else None
+    return read_yes_no(output)[0]
 
 
 def reading_source(output: ModelOutput) -> str:
     """How :func:`p_yes_from_output` reads `output`: `logprobs`, `text` (from the words: no
     log-probabilities, or a first token that is no yes/no word), or `unreadable`."""
-    if p_yes_from_logprobs(output) is not None:
-        return "logprobs"
-    return "text" if p_yes_from_output(output) is not None else "unreadable"
+    return read_yes_no(output)[1]
