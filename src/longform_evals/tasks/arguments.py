@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import functools
 import inspect
+import math
 import typing
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar, cast
 
 from pydantic import ConfigDict, PydanticSchemaGenerationError, TypeAdapter, ValidationError
 
@@ -68,38 +70,105 @@ def strict_parameters(func: Callable[P, R]) -> Callable[P, R]:
     return checked
 
 
+@dataclass(frozen=True)
+class Range:
+    """What a numeric task parameter allows, beyond its type."""
+
+    low: float
+    high: float = math.inf
+    open_ends: bool = False
+    says: str = ""
+
+    def allows(self, value: float) -> bool:
+        if self.open_ends:
+            return self.low < value < self.high
+        return self.low <= value <= self.high
+
+
+POSITIVE = Range(1, says="a positive integer")
+COUNT = Range(0, says="an integer of at least 0")
+FRACTION = Range(0.0, 1.0, says="a number in [0, 1]")
+OPEN_FRACTION = Range(0.0, 1.0, open_ends=True, says="a number in (0, 1)")
+NON_NEGATIVE = Range(0.0, says="a finite number of at least 0")
+
+PARAMETER_RANGES: dict[str, Range] = {
+    **dict.fromkeys(
+        (
+            "answer_max_tokens",
+            "budget",
+            "chunk_size",
+            "context_window",
+            "judge_max_tokens",
+            "k",
+            "max_pages",
+            "max_summary_tokens",
+            "max_tokens",
+            "max_words",
+            "min_words",
+            "target_words",
+            "words",
+        ),
+        POSITIVE,
+    ),
+    "judge_batch": COUNT,  # 0: the judge's default batch
+    "seed": COUNT,
+    "threshold": FRACTION,  # a P(yes) or a share of sentences
+    "calibrate": OPEN_FRACTION,
+    "temperature": NON_NEGATIVE,
+    "tolerance": NON_NEGATIVE,
+}
+"""The range of every numeric task parameter, by name, for every task: a test fails on a
+numeric parameter missing here, so a new one cannot go unchecked."""
+
+_STRICT = ConfigDict(strict=True, allow_inf_nan=False)
+"""Types as written: booleans only true/false, integers only whole numbers (not "5", not
+5.0, not true), numbers finite."""
+
+
 def _type_checks(
     func: Callable[..., Any], names: list[str]
 ) -> dict[str, Callable[[str, str, Any], Any]]:
-    """A checker per parameter whose annotation pydantic can validate: it returns the value
-    (converted where the conversion is lossless, "5" to 5) or raises a
-    :class:`TaskParameterError` naming the parameter, the value and what was expected.
-    Inspect passes `-T` values as YAML parsed them, so `-T chunk_size=abc` arrives as a
-    string and would otherwise fail deep inside the task."""
+    """A checker per parameter whose annotation pydantic can validate: it returns the value,
+    or raises a :class:`TaskParameterError` naming the parameter, the value and what is
+    allowed (the type, strictly, then the range of :data:`PARAMETER_RANGES`). Inspect passes
+    `-T` values as YAML parsed them, so `-T chunk_size=abc` arrives as a string and
+    `-T chunk_size=-5` as a number that would fail deep inside the task."""
     try:
         hints = typing.get_type_hints(func)
     except (NameError, TypeError):  # an annotation that cannot be resolved: nothing checked
         return {}
-    config = ConfigDict(coerce_numbers_to_str=True)
     checks: dict[str, Callable[[str, str, Any], Any]] = {}
     for name in names:
         if name not in hints:
             continue
         try:
-            adapter: TypeAdapter[Any] = TypeAdapter(hints[name], config=config)
+            adapter: TypeAdapter[Any] = TypeAdapter(hints[name], config=_STRICT)
         except (PydanticSchemaGenerationError, TypeError):  # not a plain type: the task checks
             continue
-        checks[name] = functools.partial(_validated, adapter)
+        checks[name] = functools.partial(_validated, adapter, PARAMETER_RANGES.get(name))
     return checks
 
 
-def _validated(adapter: TypeAdapter[Any], task: str, name: str, value: Any) -> Any:
-    try:
-        return adapter.validate_python(value)
-    except ValidationError as exc:
-        reason = "; ".join(error["msg"] for error in exc.errors())
+def _validated(
+    adapter: TypeAdapter[Any], allowed: Range | None, task: str, name: str, value: Any
+) -> Any:
+    def refuse(reason: str) -> TaskParameterError:
         message = f"task {task!r}: {name}={value!r}: {reason}"
-        raise readable_error(TaskParameterError(message), message) from None
+        return cast(TaskParameterError, readable_error(TaskParameterError(message), message))
+
+    try:
+        checked = adapter.validate_python(value)
+    except ValidationError as exc:
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            try:  # a number where text is expected ("-T split=2020"): its digits
+                return adapter.validate_python(str(value))
+            except ValidationError:
+                pass
+        raise refuse("; ".join(error["msg"] for error in exc.errors())) from None
+    if allowed is not None and isinstance(checked, int | float) and not isinstance(checked, bool):
+        if not allowed.allows(checked):
+            raise refuse(f"must be {allowed.says}")
+    return checked
 
 
 PATH_PARAMETERS = ("data", "data_dir", "prompts_dir", "books", "calibration")
