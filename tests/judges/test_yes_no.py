@@ -244,8 +244,8 @@ def test_raters_refuse_an_answer_with_impossible_log_probabilities(
         assert verdict.verdict is None and verdict.p_yes is None
 
 
-_YES = ["Yes", " yes", "YES", "Yes.", "Yes,", "\nYes", "**Yes", "Ｙｅｓ"]
-_NO = ["No", " no", "NO", "No.", "No,", "\nNo", "**No", "Ｎｏ"]
+_YES = ["Yes", " yes", "YES", "Yes.", "Yes,", "\nYes", "**Yes", "\uff39\uff45\uff53"]
+_NO = ["No", " no", "NO", "No.", "No,", "\nNo", "**No", "\uff2e\uff4f"]
 _OTHER = ["Nope", "Supported", "The", "Not", "Yesterday", "Answer", "Maybe", "Noah", "1"]
 _TAILS = ["", " it does.", " and no.", " but yes.", ", there is no doubt.", "\nNo", " or no"]
 

@@ -165,9 +165,9 @@ def _validated(
             except ValidationError:
                 pass
         raise refuse("; ".join(error["msg"] for error in exc.errors())) from None
-    if allowed is not None and isinstance(checked, int | float) and not isinstance(checked, bool):
-        if not allowed.allows(checked):
-            raise refuse(f"must be {allowed.says}")
+    number = isinstance(checked, int | float) and not isinstance(checked, bool)
+    if allowed is not None and number and not allowed.allows(checked):
+        raise refuse(f"must be {allowed.says}")
     return checked
 
 
