@@ -160,6 +160,33 @@ def test_bad_byte_names_file_line_and_byte(tmp_path: Path, name: str) -> None:
 
 
 @pytest.mark.parametrize("name", LOADERS)
+@pytest.mark.parametrize("surrogate", ["\\ud800", "\\udfff", "\\uDC00"])
+def test_lone_surrogate_names_file_line_and_character(
+    tmp_path: Path, name: str, surrogate: str
+) -> None:
+    """JSON can spell a lone surrogate, which is no character: before, it crashed the token
+    counter mid-run or was loaded silently. A surrogate pair is a character and stays."""
+    path = tmp_path / f"{name}.jsonl"
+    _write(path, name, [TEXT, f"The keeper {BAD} counted."], bad=surrogate.encode())
+    with pytest.raises(DataError) as info:
+        LOADERS[name][0](path)
+    message = str(info.value)
+    assert message.startswith(f"{path}:2: a lone surrogate (U+"), message
+    assert "at character" in message and "in field" in message
+    _write(path, name, [TEXT, f"The keeper {BAD} counted."], bad=b"\\ud83d\\ude00")
+    assert LOADERS[name][0](path)
+
+
+def test_lone_surrogate_in_a_json_file_names_it(tmp_path: Path) -> None:
+    folder = tmp_path / "val"
+    folder.mkdir()
+    meeting = json.dumps(_qmsum(TEXT), indent=4).replace("ledger", "ledg\\ud800er")
+    (folder / "m1.json").write_text(meeting, encoding="utf-8")
+    with pytest.raises(DataError, match=r"m1\.json: a lone surrogate \(U\+D800\) in field"):
+        load_qmsum(folder)
+
+
+@pytest.mark.parametrize("name", LOADERS)
 def test_bom_is_accepted(tmp_path: Path, name: str) -> None:
     plain, with_bom = tmp_path / "plain" / f"{name}.jsonl", tmp_path / "bom" / f"{name}.jsonl"
     plain.parent.mkdir()

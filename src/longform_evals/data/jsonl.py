@@ -4,7 +4,9 @@ Every loader reads through these helpers, so all of them accept the same bytes: 
 or without a byte-order mark at the start of the file, and any of ``\\n``, ``\\r\\n`` or
 ``\\r`` as line ends (as Python's text mode does). Bytes that are not UTF-8 are a
 :class:`DataError` naming the file, the line and the byte offset, rather than a
-UnicodeDecodeError from deep inside a loader. JSON integers longer than
+UnicodeDecodeError from deep inside a loader. A JSON string holding a lone
+surrogate (``"\\ud800"``, which no UTF-8 text can) is a DataError naming the file, line, field
+and character. JSON integers longer than
 :data:`MAX_JSON_INT_DIGITS` digits are a DataError too: Python refuses to convert integers of
 more than 4,300 digits with a bare ValueError, and no field of any supported format needs one.
 """
@@ -62,6 +64,32 @@ def _parse_int(text: str) -> int:
     return int(text)
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _check_surrogates(value: Any, where: str, path: str = "") -> None:
+    """Refuse a string holding a lone surrogate anywhere in a parsed JSON value.
+
+    JSON may spell one (``"\\ud800"``) and :mod:`json` decodes it, but it is no character:
+    it cannot be encoded as UTF-8, so a tokenizer or a model provider fails on it mid-run.
+    """
+    if isinstance(value, str):
+        bad = _SURROGATE.search(value)
+        if bad:
+            field = f" in field {path}" if path else ""
+            raise DataError(
+                f"{where}: a lone surrogate (U+{ord(bad.group()):04X}){field} at character "
+                f"{bad.start()}: not a character; the text is not valid Unicode"
+            )
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _check_surrogates(key, where, path)
+            _check_surrogates(item, where, f"{path}.{key}" if path else repr(key))
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            _check_surrogates(item, where, f"{path}[{i}]")
+
+
 def parse_json(text: str, where: str) -> Any:
     """Parse one JSON value, refusing integers of more than :data:`MAX_JSON_INT_DIGITS` digits.
 
@@ -76,13 +104,18 @@ def parse_json(text: str, where: str) -> Any:
         DataError: If ``text`` is not valid JSON or holds a too long integer.
     """
     try:
-        return json.loads(text, parse_int=_parse_int)
+        value = json.loads(text, parse_int=_parse_int)
     except _HugeInteger as exc:
         raise _huge(where, exc.digits) from None
     except json.JSONDecodeError as exc:
         raise DataError(f"{where}: not valid JSON ({exc.msg})") from None
     except (ValueError, RecursionError) as exc:  # e.g. nesting too deep for the parser
         raise DataError(f"{where}: not valid JSON ({exc})") from None
+    try:
+        _check_surrogates(value, where)
+    except RecursionError:
+        raise DataError(f"{where}: nested too deeply") from None
+    return value
 
 
 def _undecodable(path: Path, data: bytes, exc: UnicodeDecodeError, line: int, base: int) -> str:
@@ -128,7 +161,7 @@ def read_json(path: Path) -> Any:
     """
     text = read_text(path)
     try:
-        return json.loads(text, parse_int=_parse_int)
+        value = json.loads(text, parse_int=_parse_int)
     except _HugeInteger as exc:
         # The parser does not say where; the first run of exactly that many digits is it.
         run = re.search(rf"(?<![0-9])[0-9]{{{exc.digits}}}(?![0-9])", text)
@@ -138,6 +171,11 @@ def read_json(path: Path) -> Any:
         raise DataError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
     except (ValueError, RecursionError) as exc:
         raise DataError(f"{path}: not valid JSON ({exc})") from None
+    try:
+        _check_surrogates(value, str(path))
+    except RecursionError:
+        raise DataError(f"{path}: nested too deeply") from None
+    return value
 
 
 def _text_lines(path: Path) -> Iterator[tuple[int, str]]:

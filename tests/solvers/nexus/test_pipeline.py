@@ -255,3 +255,11 @@ def test_most_pieces_bounds_the_packing() -> None:
         assert len(pack_sentence_spans(text, delta, tok)) <= most_pieces(tok.count(text), delta)
 
     check()
+
+
+def test_a_document_with_a_lone_surrogate_fails_before_any_call(run_eval: RunEval) -> None:
+    log, sample, model = run_eval(nexus_sum(), rules(), "The keeper \ud800 counted ships.")
+    assert log.status == "error" or sample.error is not None
+    message = (sample.error or log.error).message  # type: ignore[union-attr]
+    assert "lone surrogate (U+D800) at character 11" in message
+    assert model.calls == []

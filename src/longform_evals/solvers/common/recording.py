@@ -12,6 +12,7 @@ call's tokens also go to the sample's tally per step kind (:data:`STEP_KIND`,
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
@@ -74,6 +75,8 @@ STAGES_KEY = "summary_stages"
 """Metadata key of the calls and wall seconds per stage of a strategy (:meth:`SummaryRun.stage`)."""
 
 BASE_COUNTERS = ("calls", "retries", "forced_accepts")
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 """Counters every strategy reports: model calls, retried calls, tries given up on."""
 
 
@@ -107,8 +110,9 @@ def document_of(state: TaskState) -> str:
     """Return the document to summarize: ``metadata["document"]`` or else the input text.
 
     Raises:
-        ValueError: If the document is not a string or is empty/whitespace; the message
-            names the sample.
+        ValueError: If the document is not a string, is empty/whitespace or holds a lone
+            surrogate (a sample built in Python; the loaders refuse one); the message names
+            the sample.
     """
     document: Any = (state.metadata or {}).get("document", state.input_text)
     if not isinstance(document, str):
@@ -118,6 +122,12 @@ def document_of(state: TaskState) -> str:
         )
     if not document.strip():
         raise ValueError(f"sample {state.sample_id!r}: the document to summarize is empty")
+    bad = _SURROGATE.search(document)
+    if bad:  # no character: the tokenizer and every provider would fail on it mid-run
+        raise ValueError(
+            f"sample {state.sample_id!r}: the document holds a lone surrogate "
+            f"(U+{ord(bad.group()):04X}) at character {bad.start()}: not valid Unicode"
+        )
     return document
 
 
