@@ -172,7 +172,10 @@ def run_plan_command(plan_file: str, dry_run: bool, display: str | None) -> None
 @main.command("leaderboard")
 @click.argument("log_dir", type=click.Path(file_okay=False))
 @click.option(
-    "--out", default=None, help="Folder for leaderboard.md/.csv/.json/.html (default: LOG_DIR)."
+    "--out",
+    default=None,
+    type=click.Path(file_okay=False),
+    help="Folder for leaderboard.md/.csv/.json/.html (default: LOG_DIR).",
 )
 def leaderboard_command(log_dir: str, out: str | None) -> None:
     """Compare models: one row per model x task variant, from every log in LOG_DIR.
@@ -187,7 +190,11 @@ def leaderboard_command(log_dir: str, out: str | None) -> None:
     except LeaderboardError as e:
         raise click.ClickException(str(e)) from e
     click.echo(to_markdown(board))
-    for path in write_all(board, out or log_dir, log_dir):
+    try:
+        written = write_all(board, out or log_dir, log_dir)
+    except OSError as e:  # a folder that cannot be made or written, or a file in the way
+        raise click.ClickException(f"cannot write the leaderboard to {out or log_dir}: {e}") from e
+    for path in written:
         click.echo(f"wrote {path}")
 
 

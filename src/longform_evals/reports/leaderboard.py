@@ -225,7 +225,7 @@ def _sample_facts(sample: EvalSample) -> dict[str, Any]:
     }
 
 
-def _frames(log_dir: Path) -> tuple[Any, Any]:
+def _frames(log_dir: Path) -> tuple[Any, Any, list[tuple[str, str]]]:
     try:
         import pandas  # noqa: F401
         import pyarrow  # noqa: F401
@@ -247,9 +247,13 @@ def _frames(log_dir: Path) -> tuple[Any, Any]:
     )
     from inspect_ai.log import list_eval_logs
 
-    logs = [info.name for info in list_eval_logs(str(log_dir))]
-    if not logs:
+    listed = [info.name for info in list_eval_logs(str(log_dir))]
+    if not listed:
         raise LeaderboardError(f"no Inspect logs in {log_dir}")
+    logs, unreadable = _readable_logs(listed)
+    if not logs:
+        reasons = "; ".join(f"{Path(name).name}: {why}" for name, why in unreadable[:5])
+        raise LeaderboardError(f"no readable Inspect logs in {log_dir} ({reasons})")
     evals = evals_df(
         logs,
         columns=[
@@ -274,7 +278,25 @@ def _frames(log_dir: Path) -> tuple[Any, Any]:
         ],
         strict=False,
     )[0]
-    return evals, samples
+    return evals, samples, unreadable
+
+
+def _readable_logs(names: Sequence[str]) -> tuple[list[str], list[tuple[str, str]]]:
+    """The logs whose header Inspect can read, and the others with the reason (a truncated,
+    empty or garbage file beside good logs is skipped and reported, not a crash)."""
+    from inspect_ai.log import read_eval_log
+
+    readable: list[str] = []
+    unreadable: list[tuple[str, str]] = []
+    for name in names:
+        try:
+            read_eval_log(name, header_only=True)
+        except Exception as exc:  # any failure to read is a reason to skip
+            reason = " ".join(f"{type(exc).__name__}: {exc}".split())
+            unreadable.append((name, f"unreadable log ({reason[:160]})"))
+        else:
+            readable.append(name)
+    return readable, unreadable
 
 
 def _present(value: Any) -> bool:
@@ -414,8 +436,8 @@ def build_leaderboard(log_dir: str | Path) -> Leaderboard:
     folder = Path(log_dir)
     if not folder.is_dir():
         raise LeaderboardError(f"no such log folder: {folder}")
-    evals, samples = _frames(folder)
-    skipped: list[tuple[str, str]] = []
+    evals, samples, unreadable = _frames(folder)
+    skipped: list[tuple[str, str]] = list(unreadable)
     chosen: dict[tuple[str, str, str | None], Any] = {}
     for _, ev in evals.sort_values("created").iterrows():
         task = str(ev["task_name"]).split("/")[-1]
