@@ -31,6 +31,9 @@ budget: {{tokens: 1000}}
 """
 
 
+ZIGZAG = "strategy='zigzag': Input should be 'hierarchical'"
+
+
 def write(tmp_path: Path, text: str, name: str = "plan.yaml") -> Path:
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
@@ -71,7 +74,10 @@ args = { data = "data/q.jsonl", strategy = "full" }
         (("judge: {model: scripted/judge, mode: sentence}\n", ""), "`judge` is unset"),
         (("judge: {model: scripted/judge", "judge: {model: scripted/a"), "judge its own output"),
         (("task: booookscore", "task: bookscore"), "unknown task 'bookscore'"),
-        (("[hierarchical, incremental]", "[hierarchical, zigzag]"), "unknown strategy 'zigzag'"),
+        (
+            ("[hierarchical, incremental]", "[hierarchical, zigzag]"),
+            "strategy='zigzag': Input should be 'hierarchical'",
+        ),
         (("{chunk_size: 512}", "{chunk_sise: 512}"), "no parameter 'chunk_sise'"),
         (("limit: 2", "limit: 0"), "limit` must be a whole number"),
         (("epochs: 2", "epoch: 2"), "unknown key(s) 'epoch'"),
@@ -81,6 +87,25 @@ args = { data = "data/q.jsonl", strategy = "full" }
             ("    limit: 2\n", f"    limit: 2\n  - {{task: quality, args: {{data: {QUALITY}}}}}\n"),
             "share the name quality",
         ),
+        # list-valued mappings, bad values, non-finite prices: errors, not TypeErrors
+        (("args: {chunk_size: 512}", "args: [chunk_size, 512]"), "tasks[0].args must be a mapping"),
+        (("args: {default_response: hi}", "args: [hi]"), "models[1].args must be a mapping"),
+        (("mode: sentence}", "mode: sentence, args: [1]}"), "`judge.args` must be a mapping"),
+        (("{chunk_size: 512}", "{chunk_size: big}"), "chunk_size='big': Input should be"),
+        (("{chunk_size: 512}", "{chunk_size: -5}"), "chunk_size=-5: must be a positive integer"),
+        (
+            ("budget: {tokens: 1000}", "budget: {money: .nan}"),
+            "`budget.money` must be a positive finite number",
+        ),
+        (
+            ("budget: {tokens: 1000}", "prices: {scripted/a: {input: .nan, output: 1}}"),
+            "prices['scripted/a'].input must be a finite number",
+        ),
+        (
+            ("budget: {tokens: 1000}", "prices: {scripted/a: {input: [1], output: 1}}"),
+            "prices['scripted/a'].input must be a finite number",
+        ),
+        (("name: demo", "name: demo\nlog_dir: [a]"), "`log_dir` must be a folder path"),
     ],
 )
 def test_bad_plans_are_refused_naming_the_fault(
@@ -102,6 +127,20 @@ def test_self_judging_needs_saying(tmp_path: Path) -> None:
     assert read_plan(write(tmp_path, unset)).judge.model is None
 
 
+def test_yaml_limits_and_a_log_dir_that_is_a_file(tmp_path: Path) -> None:
+    deep = "models: " + "[" * 200 + "]" * 200 + "\n"
+    with pytest.raises(PlanError, match="nested deeper than 32 levels"):
+        read_plan(write(tmp_path, deep))
+    # a billion laughs: aliases of aliases
+    laughs = ["a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
+    laughs += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 9) + "]" for i in range(1, 10)]
+    with pytest.raises(PlanError, match="more than 64 aliases"):
+        read_plan(write(tmp_path, "\n".join(laughs) + "\n" + GOOD))
+    (tmp_path / "out").write_text("a file")
+    with pytest.raises(PlanError, match=r"`log_dir` .*out is a file, not a folder"):
+        read_plan(write(tmp_path, GOOD + "log_dir: out\n"))
+
+
 def test_unreadable_files(tmp_path: Path) -> None:
     with pytest.raises(PlanError, match="cannot read plan"):
         read_plan(tmp_path / "absent.yaml")
@@ -121,7 +160,10 @@ def test_the_command_reports_a_bad_plan_in_one_line(tmp_path: Path) -> None:
     path = write(tmp_path, GOOD.replace("[hierarchical, incremental]", "[hierarchical, zigzag]"))
     result = CliRunner().invoke(main, ["run", str(path), "--dry-run"])
     assert result.exit_code == 1
-    assert result.output.startswith("Error: plan ") and "unknown strategy 'zigzag'" in result.output
+    assert (
+        result.output.startswith("Error: plan ")
+        and "strategy='zigzag': Input should be 'hierarchical'" in result.output
+    )
     assert "Traceback" not in result.output
     missing = write(tmp_path, GOOD.replace("samples: [the_frost_hold]", "samples: [no_such_book]"))
     result = CliRunner().invoke(main, ["run", str(missing), "--dry-run"])

@@ -18,7 +18,7 @@ from inspect_ai import Task
 from longform_evals.solvers.multidoc.summary import MULTIDOC_STRATEGIES
 from longform_evals.solvers.reading.strategies import READING_STRATEGIES
 from longform_evals.solvers.strategies import SUMMARY_STRATEGIES
-from longform_evals.tasks.arguments import PATH_PARAMETERS
+from longform_evals.tasks.arguments import PATH_PARAMETERS, checked_values
 from longform_evals.tasks.booookscore import booookscore
 from longform_evals.tasks.longformfact import longformfact
 from longform_evals.tasks.narrative import booksum, squality
@@ -58,7 +58,8 @@ def check_task_args(task: str, args: Mapping[str, Any], base: Path) -> dict[str,
     """The arguments of one task variant, checked, with relative paths resolved from ``base``.
 
     Raises:
-        ValueError: For an unknown parameter or strategy, or a path that does not exist.
+        ValueError: For an unknown parameter or strategy, a value of the wrong type or out
+            of range, or a path that does not exist.
     """
     entry = TASKS[task]
     valid = entry.parameters()
@@ -67,6 +68,7 @@ def check_task_args(task: str, args: Mapping[str, Any], base: Path) -> dict[str,
         raise ValueError(
             f"no parameter {', '.join(map(repr, unknown))}; its parameters: {', '.join(valid)}"
         )
+    args = checked_values(entry.factory, args)
     strategy = args.get("strategy")
     known = entry.strategies
     if strategy is not None and known is not None and str(strategy) not in known:

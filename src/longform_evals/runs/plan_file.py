@@ -10,6 +10,7 @@ the plan file's folder, so a plan runs the same from any working directory.
 from __future__ import annotations
 
 import itertools
+import math
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -106,6 +107,36 @@ class Plan:
     prices: Mapping[str, Price] = field(default_factory=dict)
 
 
+MAX_YAML_DEPTH = 32
+"""Nesting a plan may have: a few levels are all any setting needs."""
+MAX_YAML_ALIASES = 64
+"""Aliases (`*name`) a plan may use, so a file of aliases of aliases cannot expand into
+billions of entries when the plan is read."""
+
+
+class _PlanLoader(yaml.SafeLoader):  # type: ignore[misc]  # PyYAML's loaders are untyped
+    """PyYAML's safe loader with a depth and an alias limit (:data:`MAX_YAML_DEPTH`,
+    :data:`MAX_YAML_ALIASES`), refused as a YAML error naming the limit."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._depth = 0
+        self._aliases = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            self._aliases += 1
+            if self._aliases > MAX_YAML_ALIASES:
+                raise yaml.YAMLError(f"more than {MAX_YAML_ALIASES} aliases")
+        self._depth += 1
+        try:
+            if self._depth > MAX_YAML_DEPTH:
+                raise yaml.YAMLError(f"nested deeper than {MAX_YAML_DEPTH} levels")
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+
 def read_plan(path: str | Path) -> Plan:
     """Read and check a plan file (``.yaml``/``.yml`` or ``.toml``).
 
@@ -121,11 +152,13 @@ def read_plan(path: str | Path) -> Plan:
         if plan_path.suffix == ".toml":
             raw: Any = tomllib.loads(text)
         elif plan_path.suffix in (".yaml", ".yml"):
-            raw = yaml.safe_load(text)
+            raw = yaml.load(text, Loader=_PlanLoader)  # a SafeLoader with limits
         else:
             raise PlanError(f"plan {plan_path}: use a .yaml, .yml or .toml file")
     except (tomllib.TOMLDecodeError, yaml.YAMLError) as e:
         raise PlanError(f"plan {plan_path} is not valid {plan_path.suffix[1:]}: {e}") from e
+    except RecursionError as e:
+        raise PlanError(f"plan {plan_path}: nested too deeply") from e
     if not isinstance(raw, dict):
         raise PlanError(f"plan {plan_path}: expected a mapping of settings at the top")
     return parse_plan(raw, plan_path)
@@ -165,15 +198,22 @@ def parse_plan(raw: Mapping[str, Any], path: Path) -> Plan:
         raise fail("`budget` must be a mapping with `tokens` and/or `money`")
     _known(budget, _BUDGET_KEYS, "`budget`", fail)
     prices = _prices(raw.get("prices") or {}, fail)
-    if budget.get("money") is not None:
+    budget_money = _money(budget.get("money"), fail)
+    if budget_money is not None:
         unpriced = [m for m in [*names, judge.model] if m and m not in prices]
         if unpriced:
             raise fail(f"`budget.money` needs a price for every model; none for {unpriced}")
-    log_dir = Path(str(raw.get("log_dir", f"logs/{path.stem}")))
+    log_dir_value = raw.get("log_dir", f"logs/{path.stem}")
+    if not isinstance(log_dir_value, str) or not log_dir_value.strip():
+        raise fail(f"`log_dir` must be a folder path, not {log_dir_value!r}")
+    log_dir = Path(log_dir_value)
+    log_dir = log_dir if log_dir.is_absolute() else (base / log_dir).resolve()
+    if log_dir.exists() and not log_dir.is_dir():
+        raise fail(f"`log_dir` {log_dir} is a file, not a folder")
     return Plan(
         path=path,
         name=str(raw.get("name", path.stem)),
-        log_dir=log_dir if log_dir.is_absolute() else (base / log_dir).resolve(),
+        log_dir=log_dir,
         models=models,
         judge=judge,
         variants=tuple(variants),
@@ -183,7 +223,7 @@ def parse_plan(raw: Mapping[str, Any], path: Path) -> Plan:
         max_samples=_positive(raw.get("max_samples"), "max_samples", fail),
         max_tasks=_positive(raw.get("max_tasks"), "max_tasks", fail),
         budget_tokens=_positive(budget.get("tokens"), "budget.tokens", fail),
-        budget_money=_money(budget.get("money"), fail),
+        budget_money=budget_money,
         prices=prices,
     )
 
@@ -217,9 +257,23 @@ def _positive(value: Any, key: str, fail: Any) -> int | None:
 def _money(value: Any, fail: Any) -> float | None:
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-        raise fail(f"`budget.money` must be a positive number, not {value!r}")
+    if not _number(value) or value <= 0:
+        raise fail(f"`budget.money` must be a positive finite number, not {value!r}")
     return float(value)
+
+
+def _number(value: Any) -> bool:
+    """A finite int or float (not a bool)."""
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _mapping(value: Any, where: str, fail: Any) -> dict[str, Any]:
+    """``value`` as a dict of settings (None: empty), else an error naming ``where``."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise fail(f"{where} must be a mapping of names to values, not {value!r}")
+    return dict(value)
 
 
 def _model(entry: Any, i: int, fail: Any) -> ModelEntry:
@@ -227,7 +281,7 @@ def _model(entry: Any, i: int, fail: Any) -> ModelEntry:
         return ModelEntry(entry)
     if isinstance(entry, dict) and isinstance(entry.get("model"), str):
         _known(entry, {"model", "args"}, f"models[{i}]", fail)
-        return ModelEntry(entry["model"], dict(entry.get("args") or {}))
+        return ModelEntry(entry["model"], _mapping(entry.get("args"), f"models[{i}].args", fail))
     raise fail(
         f"models[{i}] = {entry!r}: give an Inspect model name (provider/model) or a mapping "
         "with `model` and `args`"
@@ -254,7 +308,7 @@ def _judge(value: Any, fail: Any) -> Judge:
         return Judge(
             None if model == SELF else model,
             None if mode is None else str(mode),
-            dict(value.get("args") or {}),
+            _mapping(value.get("args"), "`judge.args`", fail),
         )
     raise fail(f"`judge` = {value!r}: give a model name, `self`, or a mapping with `model`")
 
@@ -267,6 +321,12 @@ def _prices(raw: Any, fail: Any) -> dict[str, Price]:
         if not isinstance(price, dict) or not {"input", "output"} <= set(price):
             raise fail(f"prices[{model!r}] needs `input` and `output` (money per 1M tokens)")
         _known(price, _PRICE_KEYS, f"prices[{model!r}]", fail)
+        for key in ("input", "output", "cache_read"):
+            value: Any = price.get(key)
+            if (key != "cache_read" or value is not None) and not (_number(value) and value >= 0):
+                raise fail(
+                    f"prices[{model!r}].{key} must be a finite number of at least 0, not {value!r}"
+                )
         cache_read = price.get("cache_read")
         prices[str(model)] = Price(
             float(price["input"]),
@@ -285,7 +345,7 @@ def _variants(entry: Any, i: int, base: Path, fail: Any) -> list[Variant]:
     task = entry["task"]
     if task not in TASKS:
         raise fail(f"tasks[{i}]: unknown task {task!r}; known: {', '.join(sorted(TASKS))}")
-    args = dict(entry.get("args") or {})
+    args = _mapping(entry.get("args"), f"tasks[{i}].args", fail)
     grid = entry.get("variants") or {}
     if not isinstance(grid, dict) or not all(isinstance(v, list) and v for v in grid.values()):
         raise fail(f"tasks[{i}].variants must map argument names to non-empty lists")

@@ -6,7 +6,7 @@ import functools
 import inspect
 import math
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar, cast
@@ -147,6 +147,22 @@ def _type_checks(
             continue
         checks[name] = functools.partial(_validated, adapter, PARAMETER_RANGES.get(name))
     return checks
+
+
+def checked_values(task: Callable[..., Any], args: Mapping[str, Any]) -> dict[str, Any]:
+    """``args`` of the task function ``task`` (its ``@task`` wrapper, or the function),
+    checked against each parameter's type and range as at task creation (a plan checks its
+    variants with this before anything runs).
+
+    Raises:
+        TaskParameterError: Naming the task, the parameter, the value and what is allowed.
+    """
+    inner = task
+    while hasattr(inner, "__wrapped__"):
+        inner = inner.__wrapped__
+    checks = _type_checks(inner, list(args))
+    name = getattr(inner, "__name__", "task")
+    return {k: checks[k](name, k, v) if k in checks else v for k, v in args.items()}
 
 
 def _validated(
