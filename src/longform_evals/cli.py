@@ -149,7 +149,13 @@ def run_plan_command(plan_file: str, dry_run: bool, display: str | None) -> None
     Running it again resumes: finished cells are kept, interrupted ones continue.
     """
     from longform_evals.runs.plan_file import PlanError, read_plan
-    from longform_evals.runs.run_plan import build_plan, estimate_lines, run_plan
+    from longform_evals.runs.run_plan import (
+        build_plan,
+        estimate_lines,
+        logs_in,
+        run_plan,
+        unfinished_cells,
+    )
 
     try:
         plan = read_plan(plan_file)
@@ -160,12 +166,22 @@ def run_plan_command(plan_file: str, dry_run: bool, display: str | None) -> None
         click.echo("\n".join(estimate_lines(plan, built)))
         return
     options = {} if display is None else {"display": display}
-    done, logs = run_plan(plan, built, **options)
+    try:
+        done, logs = run_plan(plan, built, **options)
+    except KeyboardInterrupt:  # what finished is in the log folder
+        done, logs = False, logs_in(plan.log_dir)
+        click.echo("interrupted", err=True)
     for log in logs:
         click.echo(f"{log.status:>9}  {log.eval.task} / {log.eval.model}  {log.location}")
     click.echo(f"log folder: {plan.log_dir}")
-    if not done:
-        click.echo("some cells did not finish; run the same command again to resume", err=True)
+    unfinished = unfinished_cells(plan, built, logs)
+    if unfinished or not done:
+        for line in unfinished:
+            click.echo(f"not finished: {line}", err=True)
+        click.echo(
+            f"{len(unfinished)} cell(s) did not finish; run the same command again to resume",
+            err=True,
+        )
         sys.exit(1)
 
 

@@ -341,3 +341,38 @@ def test_a_failed_cell_is_a_partial_row(tmp_path: Path, finished: tuple[Path, Pa
     partial = [r for r in board.rows if r.log.endswith(victim.name)]
     assert partial and partial[0].partial and "partial" in partial[0].flags
     assert any("error: shown as a partial row" in why for _, why in board.skipped)
+
+
+def test_a_stopped_run_names_its_unfinished_cells_and_fails(
+    finished: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Inspect's eval set can report success for a run stopped by Ctrl-C (one cell cancelled,
+    one never started): the command reads the logs, names those cells and exits 1."""
+    from longform_evals.runs import run_plan as run_module
+    from longform_evals.runs.plan_file import read_plan
+
+    plan_file, logs = finished
+    plan = read_plan(plan_file)
+    built = run_module.build_plan(plan)
+    read = [read_eval_log(info, header_only=True) for info in list_eval_logs(str(logs))]
+    assert run_module.unfinished_cells(plan, built, read) == []
+    read[0] = read[0].model_copy(update={"status": "cancelled"})
+    read.pop()
+    lines = run_module.unfinished_cells(plan, built, read)
+    assert len(lines) == 2, lines
+    assert sum(line.endswith(": cancelled") for line in lines) == 1
+    assert sum(line.endswith(": not started") for line in lines) == 1
+    monkeypatch.setattr(run_module, "run_plan", lambda *a, **k: (True, read))
+    result = CliRunner().invoke(main, ["run", str(plan_file)])
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert "not finished: " in result.output and ": cancelled" in result.output
+    assert "2 cell(s) did not finish" in result.output
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(run_module, "run_plan", interrupted)
+    result = CliRunner().invoke(main, ["run", str(plan_file)])
+    assert result.exit_code == 1 and "interrupted" in result.output
+    # the cells are read from the log folder, where every one had finished earlier
+    assert "0 cell(s) did not finish" in result.output

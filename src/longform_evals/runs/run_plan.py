@@ -179,3 +179,37 @@ def run_plan(
         return eval_set(tasks=[b.task for b in built], **options)
     finally:
         LEDGER.max_tokens = LEDGER.max_money = None
+
+
+def unfinished_cells(plan: Plan, built: list[BuiltVariant], logs: list[EvalLog]) -> list[str]:
+    """Every cell (task variant x model) of the plan without a successful log among ``logs``,
+    as ``"<variant> / <model>: <status>"`` (``not started`` when it has no log at all).
+
+    Inspect's eval set may report success for a run stopped by Ctrl-C; this reads the logs."""
+    status: dict[tuple[str, str], str] = {}
+    for log in logs:
+        meta: Any = (log.eval.metadata or {}).get(PLAN_METADATA)
+        variant = str(meta.get("variant")) if isinstance(meta, dict) else log.eval.task
+        key = (variant, log.eval.model)
+        if status.get(key) != "success":
+            status[key] = log.status
+    lines = []
+    for b in built:
+        for model in plan.models:
+            found = status.get((b.variant.label, model.name), "not started")
+            if found != "success":
+                lines.append(f"{b.variant.label} / {model.name}: {found}")
+    return lines
+
+
+def logs_in(log_dir: Path) -> list[EvalLog]:
+    """The headers of the readable logs in ``log_dir`` (none when it does not exist)."""
+    if not log_dir.is_dir():
+        return []
+    found = []
+    for info in list_eval_logs(str(log_dir)):
+        try:
+            found.append(read_eval_log(info, header_only=True))
+        except Exception:  # an unreadable log finished nothing
+            continue
+    return found
