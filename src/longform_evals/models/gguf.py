@@ -40,6 +40,7 @@ from inspect_ai.model import (
 from inspect_ai.model._model_output import ChatCompletionChoice
 from inspect_ai.tool import ToolChoice, ToolInfo
 
+from longform_evals.inspect_private import readable_error
 from longform_evals.models.gguf_files import (
     MODELS,
     ModelFileError,
@@ -165,7 +166,13 @@ class GGUFModelAPI(ModelAPI):
         **model_args: Any,
     ) -> None:
         super().__init__(model_name=model_name, base_url=base_url, api_key=api_key, config=config)
-        args = dict(model_args)
+        try:
+            self._configure(model_name, dict(model_args))
+        except (ValueError, ModelFileError) as exc:  # a message for Inspect to print alone
+            raise readable_error(exc, str(exc)) from None
+
+    def _configure(self, model_name: str, args: dict[str, Any]) -> None:
+        """Read the model args, find and check the model file, and load its engine."""
         path_arg = args.pop("path", None)
         sha256 = args.pop("sha256", None)
         n_ctx = args.pop("n_ctx", None)

@@ -385,6 +385,8 @@ def remove_stale_partials(folder: Path, *, max_age_s: float = STALE_PARTIAL_AGE_
 
 def check_gguf_header(path: Path) -> None:
     """Clear errors for a path that is missing or is not a GGUF file at all."""
+    if path.is_dir():
+        raise ModelFileError(f"{path} is a folder, not a GGUF model file")
     if not path.is_file():
         raise ModelFileError(f"GGUF model file not found: {path}")
     with open(path, "rb") as f:
