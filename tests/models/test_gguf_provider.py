@@ -47,10 +47,9 @@ def test_corrupt_file_is_a_clear_error(tmp_path: Path) -> None:
     garbage.write_bytes(b"GGUF" + bytes(range(256)) * 40)
     with pytest.raises(ModelFileError, match="could not load"):
         get_model("gguf/custom", memoize=False, path=str(garbage))
-    # a folder where the file should be: refused by name, printed by Inspect as a message
-    with pytest.raises(ModelFileError, match=r"is a folder, not a GGUF model file") as caught:
+    # a folder where the file should be: refused by name
+    with pytest.raises(ModelFileError, match=r"is a folder, not a GGUF model file"):
         get_model("gguf/custom", memoize=False, path=str(tmp_path))
-    assert hasattr(caught.value, "message") or not isinstance(caught.value, ValueError)
 
 
 def test_wrong_sha256_for_a_path_is_refused(tmp_path: Path) -> None:
