@@ -213,6 +213,28 @@ def test_blank_document_is_rejected_at_load_naming_file_and_line(
         LOADERS[name][0](path)
 
 
+@pytest.mark.parametrize("name", LOADERS)
+@pytest.mark.parametrize("wordless", ["...", "\u2014 \u2014", "* * *", "\u3000\u3002"])
+def test_wordless_document_is_rejected_naming_file_and_line(
+    tmp_path: Path, name: str, wordless: str
+) -> None:
+    """Before: a document of punctuation alone was summarized or answered."""
+    path = tmp_path / f"{name}.jsonl"
+    _write(path, name, [TEXT, wordless])
+    with pytest.raises(DataError, match=rf"{path.name}:2\b.*(no words|has any words|empty)"):
+        LOADERS[name][0](path)
+    # a document in another script has words
+    _write(path, name, [TEXT, "\u6f5c\u6c34\u8247\u306f\u6c88\u3093\u3060\u3002"])
+    assert LOADERS[name][0](path)
+
+
+def test_wordless_txt_book(tmp_path: Path) -> None:
+    book = tmp_path / "keeper.txt"
+    book.write_text("Title: The Keeper\n\n... --- ...\n", encoding="utf-8")
+    with pytest.raises(DataError, match=r"book 'keeper' has no words"):
+        load_books(book)
+
+
 def test_blank_txt_book_and_bom_title(tmp_path: Path) -> None:
     book = tmp_path / "keeper.txt"
     book.write_bytes(b"\xef\xbb\xbfTitle: The Keeper\r\n\r\n" + TEXT.encode())

@@ -378,7 +378,7 @@ def test_blank_single_document_and_bad_bytes(tmp_path: Path) -> None:
     record = summary_record(document="  \n")
     del record["documents"]
     path = write_jsonl(tmp_path / "x.jsonl", [summary_record(), record])
-    with pytest.raises(DataError, match=r"x\.jsonl:2: 'document' must be non-blank text"):
+    with pytest.raises(DataError, match=r"x\.jsonl:2: 'document' must be text with words"):
         load_longformfact(path)
     data = (json.dumps(summary_record()) + "\n").encode() * 2 + b'{"summary": "\x93"}\n'
     path.write_bytes(data)

@@ -63,7 +63,7 @@ def test_published_multinews_file_loads(shared_data: Path) -> None:
 @pytest.mark.parametrize(
     ("record", "needle"),
     [
-        ({"documents": ["", " \n "]}, "'documents' are all blank"),
+        ({"documents": ["", " \n "]}, "'documents' have no words"),
         ({"documents": []}, "'documents' must be a non-empty list of strings"),
         ({"documents": "text"}, "'documents' must be a non-empty list of strings"),
         ({"documents": ["a", 3]}, "'documents' must be a non-empty list of strings"),

@@ -20,7 +20,13 @@ from typing import Any
 
 from inspect_ai.dataset import Sample
 
-from longform_evals.data.jsonl import DataError, jsonl_records, read_text, require_text
+from longform_evals.data.jsonl import (
+    DataError,
+    has_words,
+    jsonl_records,
+    read_text,
+    require_text,
+)
 
 _TITLE_PREFIX = "Title:"
 
@@ -35,6 +41,8 @@ def _split_title(text: str, fallback: str) -> tuple[str, str]:
 def _book_sample(book_id: str, title: str, text: str, source: str) -> Sample:
     if not text.strip():
         raise DataError(f"{source}: book {book_id!r} is empty (blank text)")
+    if not has_words(text):
+        raise DataError(f"{source}: book {book_id!r} has no words ({text.strip()[:40]!r})")
     return Sample(
         id=book_id,
         input=f"Summarize the book {title!r}.",

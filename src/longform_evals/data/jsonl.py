@@ -24,6 +24,7 @@ __all__ = [
     "MAX_JSON_INT_DIGITS",
     "DataError",
     "folder_files",
+    "has_words",
     "jsonl_records",
     "parse_json",
     "read_json",
@@ -223,8 +224,8 @@ def jsonl_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
 
 
 def require_text(record: Mapping[str, Any], key: str, where: str, *, integers: bool = False) -> str:
-    """``record[key]`` if it is a non-blank string (or, with ``integers``, an integer, as
-    text), else a DataError naming the field.
+    """``record[key]`` if it is a string with words (:func:`has_words`; or, with
+    ``integers``, an integer, as text), else a DataError naming the field.
     """
     value = record.get(key)
     if integers and isinstance(value, int) and not isinstance(value, bool):
@@ -232,7 +233,19 @@ def require_text(record: Mapping[str, Any], key: str, where: str, *, integers: b
     if not isinstance(value, str) or not value.strip():
         kind = "a non-empty string" + (" or an integer" if integers else "")
         raise DataError(f"{where}: missing or empty field {key!r} ({kind})")
+    if not has_words(value):
+        raise DataError(f"{where}: field {key!r} has no words ({value.strip()[:40]!r})")
     return value
+
+
+_WORD = re.compile(r"[^\W_]")
+
+
+def has_words(text: str) -> bool:
+    """Whether ``text`` holds a letter or digit (in any script): "...", "—" or "* * *" do
+    not, and a document, question or summary without any is refused (counted by the
+    scorers), never summarized or judged."""
+    return bool(_WORD.search(text))
 
 
 def folder_files(folder: Path, suffix: str, what: str) -> list[Path]:

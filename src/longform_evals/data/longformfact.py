@@ -63,7 +63,13 @@ from typing import Any, Literal
 
 from inspect_ai.dataset import Sample
 
-from longform_evals.data.jsonl import DataError, folder_files, jsonl_records, require_text
+from longform_evals.data.jsonl import (
+    DataError,
+    folder_files,
+    has_words,
+    jsonl_records,
+    require_text,
+)
 from longform_evals.text import split_sentences
 
 __all__ = [
@@ -197,14 +203,16 @@ def _documents(record: dict[str, Any], where: str) -> list[str]:
             raise DataError(
                 f"{where}: missing field 'documents' (and no 'document' to fall back on)"
             )
-        if not isinstance(single, str) or not single.strip():
-            raise DataError(f"{where}: 'document' must be non-blank text (there is no 'documents')")
+        if not isinstance(single, str) or not has_words(single):
+            raise DataError(
+                f"{where}: 'document' must be text with words (there is no 'documents')"
+            )
         return [single]
     if not isinstance(docs, list) or not all(isinstance(d, str) for d in docs):
         raise DataError(f"{where}: 'documents' must be a list of strings")
-    if not any(d.strip() for d in docs):
+    if not any(has_words(d) for d in docs):
         # Blank entries are kept among others (ranking refers to positions), not alone.
-        raise DataError(f"{where}: 'documents' is empty: no document has any text")
+        raise DataError(f"{where}: 'documents' is empty: no document has any words")
     return list(docs)
 
 

@@ -23,7 +23,7 @@ from typing import Any
 
 from inspect_ai.dataset import Sample
 
-from longform_evals.data.jsonl import DataError, jsonl_records
+from longform_evals.data.jsonl import DataError, has_words, jsonl_records
 
 __all__ = ["INSTRUCTION", "load_multidoc", "sample_documents"]
 
@@ -82,8 +82,8 @@ def load_multidoc(path: str | Path) -> list[Sample]:
         docs = record.get("documents")
         if not isinstance(docs, list) or not docs or not all(isinstance(d, str) for d in docs):
             raise DataError(f"{where}: 'documents' must be a non-empty list of strings")
-        if not any(d.strip() for d in docs):
-            raise DataError(f"{where}: 'documents' are all blank: there is nothing to summarize")
+        if not any(has_words(d) for d in docs):
+            raise DataError(f"{where}: 'documents' have no words: there is nothing to summarize")
         ranking = _ranking(record.get("ranking"), len(docs), where)
         reference = record.get("reference")
         if reference is not None and not isinstance(reference, str):

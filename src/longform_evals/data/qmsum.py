@@ -44,6 +44,7 @@ from inspect_ai.dataset import Sample
 from longform_evals.data.jsonl import (
     DataError,
     folder_files,
+    has_words,
     jsonl_records,
     read_json,
     require_text,
@@ -120,11 +121,11 @@ def meeting_document(turns: object, where: str = "meeting") -> str:
         content = turn.get("content")
         if not isinstance(content, str):
             raise DataError(f"{turn_where}: field 'content' must be a string")
-        spoken = spoken or bool(content.strip())
+        spoken = spoken or has_words(content)
         # A line break inside a turn would shift the turn numbering that spans refer to.
         lines.append(" ".join(f"{speaker}: {content}".splitlines()))
     if not spoken:
-        raise DataError(f"{where}: blank transcript: every turn's 'content' is empty")
+        raise DataError(f"{where}: blank transcript: no turn's 'content' has any words")
     return "\n".join(lines)
 
 
