@@ -59,7 +59,7 @@ def test_local_levels_and_errors(tmp_path: Path) -> None:
     with pytest.raises(DataError, match=r"b\.jsonl:1: field 'level'"):
         load_booksum(_write(tmp_path, [_local(level="page")]))
     with pytest.raises(DataError, match=r"b\.jsonl:2: id 'b1' already used"):
-        load_booksum(_write(tmp_path, [_local(), _local()]))
+        load_booksum(_write(tmp_path, [_local(), {**_local(), "title": "Another title"}]))
     with pytest.raises(DataError, match="holds no chapters or books"):
         load_booksum(_write(tmp_path, [_local()]), level="chapter")
 

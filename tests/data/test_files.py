@@ -173,6 +173,7 @@ def test_arbitrary_bytes_give_records_or_a_data_error(
         st.dictionaries(st.text(max_size=5), st.text(max_size=8), max_size=3),
         min_size=1,
         max_size=5,
+        unique_by=lambda r: json.dumps(r, sort_keys=True),  # a repeated record is refused
     ),
     st.lists(st.sampled_from(["\n", "\r\n", "\r"]), min_size=5, max_size=5),
     st.data(),

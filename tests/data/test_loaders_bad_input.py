@@ -228,6 +228,42 @@ def test_wordless_document_is_rejected_naming_file_and_line(
     assert LOADERS[name][0](path)
 
 
+@pytest.mark.parametrize("name", LOADERS)
+def test_a_repeated_record_is_refused_naming_both_lines(tmp_path: Path, name: str) -> None:
+    """Before: the same record twice became the same samples twice (quality, narrativeqa,
+    longformfact, books), counted twice in every mean."""
+    path = tmp_path / f"{name}.jsonl"
+    line = json.dumps(LOADERS[name][1](TEXT))
+    spaced = json.dumps(LOADERS[name][1](TEXT), indent=None, separators=(" ,", " : "))
+    path.write_text(f"{line}\n\n{spaced}\n", encoding="utf-8")
+    with pytest.raises(DataError, match=rf"{path.name}:3: repeats the record of line 1"):
+        LOADERS[name][0](path)
+
+
+@pytest.mark.parametrize(
+    ("record", "says"),
+    [
+        ({"id": "a", "text": 12345}, "field 'text'"),
+        ({"id": "a", "text": TEXT, "title": float("nan")}, "field 'title'"),
+        ({"id": "a", "text": TEXT, "title": ["The Keeper"]}, "field 'title'"),
+        ({"id": "a", "text": TEXT, "title": "..."}, "field 'title' has no words"),
+    ],
+)
+def test_book_fields_of_the_wrong_type(tmp_path: Path, record: dict[str, Any], says: str) -> None:
+    path = tmp_path / "books.jsonl"
+    path.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    with pytest.raises(DataError, match=rf"books\.jsonl:1: .*{says}"):
+        load_books(path)
+
+
+def test_a_book_id_used_twice_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "books.jsonl"
+    rows = [{"id": "a", "text": TEXT}, {"id": "a", "text": TEXT + " More."}]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    with pytest.raises(DataError, match=r"books\.jsonl:2: id 'a' already used at line 1"):
+        load_books(path)
+
+
 def test_wordless_txt_book(tmp_path: Path) -> None:
     book = tmp_path / "keeper.txt"
     book.write_text("Title: The Keeper\n\n... --- ...\n", encoding="utf-8")

@@ -204,7 +204,7 @@ def test_folder_subsets_from_file_names_and_filter(tmp_path: Path) -> None:
     folder.mkdir()
     plain = summary_record()
     del plain["subset"]
-    write_jsonl(folder / "qmsum.jsonl", [plain, plain])
+    write_jsonl(folder / "qmsum.jsonl", [plain, {**plain, "model": "gpt4"}])
     sent = sentence_record()
     del sent["subset"]
     write_jsonl(folder / "longeval_squality.jsonl", [sent])
@@ -380,7 +380,8 @@ def test_blank_single_document_and_bad_bytes(tmp_path: Path) -> None:
     path = write_jsonl(tmp_path / "x.jsonl", [summary_record(), record])
     with pytest.raises(DataError, match=r"x\.jsonl:2: 'document' must be text with words"):
         load_longformfact(path)
-    data = (json.dumps(summary_record()) + "\n").encode() * 2 + b'{"summary": "\x93"}\n'
+    data = "".join(json.dumps(summary_record(model=m)) + "\n" for m in ("a", "b")).encode()
+    data += b'{"summary": "\x93"}\n'
     path.write_bytes(data)
     offset = data.index(b"\x93")
     with pytest.raises(DataError, match=rf"x\.jsonl: line 3, byte {offset}: not valid UTF-8"):

@@ -41,7 +41,9 @@ def test_samples_keep_blank_documents_among_others(tmp_path: Path) -> None:
 
 def test_nan_ids_of_the_published_files_fall_back_to_line_numbers(tmp_path: Path) -> None:
     # json.dumps writes NaN as the published multinews lines do: "id": NaN.
-    records = [{"id": float("nan"), "documents": DOCS, "ranking": [1, 2, 0]}] * 2
+    records = [
+        {"id": float("nan"), "documents": DOCS, "ranking": r} for r in ([1, 2, 0], [0, 1, 2])
+    ]
     path = write(tmp_path / "multinews.jsonl", records)
     assert '"id": NaN' in path.read_text(encoding="utf-8")
     assert [s.id for s in load_multidoc(path)] == ["1", "2"]

@@ -175,7 +175,7 @@ def test_missing_id(tmp_path: Path) -> None:
 
 def test_duplicate_id(tmp_path: Path) -> None:
     with pytest.raises(DataError, match=r":2 \(question q01\): duplicate question id 'q01'"):
-        load_planted_answers(_write(tmp_path, [_record(), _record()]))
+        load_planted_answers(_write(tmp_path, [_record(), {**_record(), "question": "Who?"}]))
 
 
 def test_missing_label(tmp_path: Path) -> None:

@@ -232,7 +232,7 @@ def test_source_level_errors(tmp_path: Path) -> None:
     listed.write_text("[]", encoding="utf-8")
     with pytest.raises(DataError, match="expected an object"):
         load_qmsum(listed)
-    twice = write_jsonl(tmp_path / "twice.jsonl", [meeting(), meeting()])
+    twice = write_jsonl(tmp_path / "twice.jsonl", [meeting(), {**meeting(), "topic_list": ["x"]}])
     with pytest.raises(DataError, match=r"twice.jsonl:2: meeting id 'm1' already used at .*:1"):
         load_qmsum(twice)
     general_only = write_jsonl(tmp_path / "g.jsonl", [meeting(specific_query_list=[])])

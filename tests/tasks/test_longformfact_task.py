@@ -94,6 +94,7 @@ def test_orders_report_a_bootstrap_interval_of_the_bacc_sensitivity(tmp_path: Pa
             "ranking": [0, 1, 2] if i % 3 else [1, 0, 2],
             "summary": KEY if i % 2 else "The mayor resigned.",
             "faithfulness": i % 2,
+            "model": f"system-{i}",  # no two records alike (a repeated record is refused)
         }
         for i in range(10)
     ]

@@ -77,11 +77,17 @@ def load_books(data: str | Path | None = None) -> list[Sample]:
         return [_txt_book(f) for f in files]
     if path.suffix == ".jsonl":
         samples = []
+        first_line: dict[str, int] = {}
         for number, record in jsonl_records(path):
             where = f"{path}:{number}"
             book_id = require_text(record, "id", where, integers=True)
-            text = require_text(record, "text", where, integers=True)
-            title = str(record.get("title") or book_id)
+            if book_id in first_line:
+                raise DataError(
+                    f"{where}: id {book_id!r} already used at line {first_line[book_id]}"
+                )
+            first_line[book_id] = number
+            text = require_text(record, "text", where)  # a number is no book
+            title = require_text(record, "title", where) if "title" in record else book_id
             samples.append(_book_sample(book_id, title, text, where))
         if not samples:
             raise DataError(f"{path} holds no books")

@@ -210,16 +210,23 @@ def jsonl_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
 
     Raises:
         DataError: If a line is not valid UTF-8 (naming line and byte offset), not valid JSON,
-            holds an integer of more than :data:`MAX_JSON_INT_DIGITS` digits, or is not a
-            JSON object; the message starts with ``file:line``.
+            holds an integer of more than :data:`MAX_JSON_INT_DIGITS` digits, is not a JSON
+            object, or repeats an earlier line's record; the message starts with
+            ``file:line``.
         OSError: If the file cannot be opened.
     """
+    seen: dict[str, int] = {}
     for number, line in _text_lines(path):
         if not line.strip():
             continue
         record = parse_json(line, f"{path}:{number}")
         if not isinstance(record, dict):
             raise DataError(f"{path}:{number}: expected a JSON object")
+        # the same record twice would be the same samples twice, counted twice in every mean
+        key = json.dumps(record, sort_keys=True, ensure_ascii=False)
+        if key in seen:
+            raise DataError(f"{path}:{number}: repeats the record of line {seen[key]}")
+        seen[key] = number
         yield number, record
 
 
