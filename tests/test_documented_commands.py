@@ -299,6 +299,13 @@ class NotRun:
     reason: str
 
 
+def _refused_both(outcome: Outcome) -> None:
+    rows = [
+        line for line in outcome.output.splitlines() if line.startswith("| ") and "|---" not in line
+    ]
+    assert len(rows) == 3 and all("refused:" in row for row in rows[1:]), outcome.output
+
+
 SERVED = (
     "a server in the background and its environment in the next command: "
     "tests/models/test_served_models.py::test_documented_serve_commands runs these lines, read "
@@ -389,6 +396,12 @@ PLAN: dict[str, Run | NotRun] = {
         "call: the --live/--record path runs and asks the 1.5B model nothing (a live run took "
         "15 minutes on 2 cores); tests/checks/test_live_checks.py runs checks live",
         check=_checks_passed,
+    ),
+    "python benchmarks/text_limits.py": Run(
+        swaps=(("benchmarks/text_limits.py", "benchmarks/text_limits.py --megabytes 11"),),
+        note="11 MB instead of 50: still over the 10,000,000-character limit, in a fifth of "
+        "the time",
+        check=_refused_both,
     ),
     "python benchmarks/check_mutations.py": Run(
         swaps=(

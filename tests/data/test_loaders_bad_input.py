@@ -498,3 +498,19 @@ def test_judge_labels_wrong_kind(tmp_path: Path) -> None:
     quality.write_text(json.dumps(_quality(TEXT)) + "\n", encoding="utf-8")
     with pytest.raises(DataError, match=rf"{quality.name}:1: not a LongFormFact record"):
         load_judge_labels(quality, kind="faithfulness")
+
+
+@pytest.mark.parametrize("name", LOADERS)
+def test_a_text_over_the_size_limit_is_refused(
+    tmp_path: Path, name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The limit is LONGFORM_MAX_TEXT_CHARS (10,000,000 by default); set low here."""
+    limit = 3 * len(TEXT) + 100  # a qmsum transcript holds the text twice, with speakers
+    monkeypatch.setenv("LONGFORM_MAX_TEXT_CHARS", str(limit))
+    path = tmp_path / f"{name}.jsonl"
+    _write(path, name, [TEXT, " ".join([TEXT] * 10)])
+    with pytest.raises(DataError, match=rf"{path.name}:2\b.*more than the limit of {limit:,}"):
+        LOADERS[name][0](path)
+    monkeypatch.setenv("LONGFORM_MAX_TEXT_CHARS", "lots")
+    with pytest.raises(ValueError, match="LONGFORM_MAX_TEXT_CHARS must be a positive whole"):
+        LOADERS[name][0](path)

@@ -22,6 +22,7 @@ from inspect_ai.dataset import Sample
 
 from longform_evals.data.jsonl import (
     DataError,
+    check_size,
     has_words,
     jsonl_records,
     read_text,
@@ -43,6 +44,7 @@ def _book_sample(book_id: str, title: str, text: str, source: str) -> Sample:
         raise DataError(f"{source}: book {book_id!r} is empty (blank text)")
     if not has_words(text):
         raise DataError(f"{source}: book {book_id!r} has no words ({text.strip()[:40]!r})")
+    check_size(text, f"{source}: book {book_id!r}")
     return Sample(
         id=book_id,
         input=f"Summarize the book {title!r}.",
@@ -113,8 +115,10 @@ def load_summaries(path: str | Path) -> list[Sample]:
         summary = record.get("summary")
         if not isinstance(summary, str):
             raise DataError(f"{where}: missing field 'summary' (a string)")
+        check_size(summary, f"{where}: field 'summary'")  # an empty one is scored as unscored
         metadata: dict[str, Any] = {"summary": summary, "title": record.get("title") or summary_id}
         if isinstance(record.get("text"), str):
+            check_size(record["text"], f"{where}: field 'text'")
             metadata["document"] = record["text"]
         samples.append(
             Sample(id=summary_id, input=f"Score the summary {summary_id!r}.", metadata=metadata)

@@ -15,17 +15,21 @@ from __future__ import annotations
 
 import codecs
 import json
+import os
 import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 __all__ = [
+    "DEFAULT_MAX_TEXT_CHARS",
     "MAX_JSON_INT_DIGITS",
     "DataError",
+    "check_size",
     "folder_files",
     "has_words",
     "jsonl_records",
+    "max_text_chars",
     "parse_json",
     "read_json",
     "read_text",
@@ -242,7 +246,40 @@ def require_text(record: Mapping[str, Any], key: str, where: str, *, integers: b
         raise DataError(f"{where}: missing or empty field {key!r} ({kind})")
     if not has_words(value):
         raise DataError(f"{where}: field {key!r} has no words ({value.strip()[:40]!r})")
+    check_size(value, f"{where}: field {key!r}")
     return value
+
+
+DEFAULT_MAX_TEXT_CHARS = 10_000_000
+"""The most characters of one text (a document, summary, question) the suite reads: about
+2.5 million tokens, far past any context window, and far below what exhausts memory when a
+text is split into sentences, tokenized and judged. ``LONGFORM_MAX_TEXT_CHARS`` sets it."""
+
+
+def max_text_chars() -> int:
+    """The size limit of one text: ``LONGFORM_MAX_TEXT_CHARS`` when set (a positive whole
+    number), else :data:`DEFAULT_MAX_TEXT_CHARS`.
+
+    Raises:
+        ValueError: If the variable is set to anything else.
+    """
+    raw = os.environ.get("LONGFORM_MAX_TEXT_CHARS")
+    if raw is None or not raw.strip():
+        return DEFAULT_MAX_TEXT_CHARS
+    if not raw.strip().isdigit() or int(raw) < 1:
+        raise ValueError(f"LONGFORM_MAX_TEXT_CHARS must be a positive whole number, not {raw!r}")
+    return int(raw)
+
+
+def check_size(text: str, where: str) -> None:
+    """Refuse a text longer than :func:`max_text_chars`, naming it (before any splitting,
+    tokenizing or model call would spend minutes and gigabytes on it)."""
+    limit = max_text_chars()
+    if len(text) > limit:
+        raise DataError(
+            f"{where}: {len(text):,} characters, more than the limit of {limit:,} for one text "
+            "(LONGFORM_MAX_TEXT_CHARS sets it)"
+        )
 
 
 _WORD = re.compile(r"[^\W_]")

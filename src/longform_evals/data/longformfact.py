@@ -65,6 +65,7 @@ from inspect_ai.dataset import Sample
 
 from longform_evals.data.jsonl import (
     DataError,
+    check_size,
     folder_files,
     has_words,
     jsonl_records,
@@ -207,12 +208,15 @@ def _documents(record: dict[str, Any], where: str) -> list[str]:
             raise DataError(
                 f"{where}: 'document' must be text with words (there is no 'documents')"
             )
+        check_size(single, f"{where}: field 'document'")
         return [single]
     if not isinstance(docs, list) or not all(isinstance(d, str) for d in docs):
         raise DataError(f"{where}: 'documents' must be a list of strings")
     if not any(has_words(d) for d in docs):
         # Blank entries are kept among others (ranking refers to positions), not alone.
         raise DataError(f"{where}: 'documents' is empty: no document has any words")
+    for i, doc in enumerate(docs):
+        check_size(doc, f"{where}: documents[{i}]")
     return list(docs)
 
 

@@ -23,7 +23,7 @@ from typing import Any
 
 from inspect_ai.dataset import Sample
 
-from longform_evals.data.jsonl import DataError, has_words, jsonl_records
+from longform_evals.data.jsonl import DataError, check_size, has_words, jsonl_records
 
 __all__ = ["INSTRUCTION", "load_multidoc", "sample_documents"]
 
@@ -84,6 +84,8 @@ def load_multidoc(path: str | Path) -> list[Sample]:
             raise DataError(f"{where}: 'documents' must be a non-empty list of strings")
         if not any(has_words(d) for d in docs):
             raise DataError(f"{where}: 'documents' have no words: there is nothing to summarize")
+        for i, doc in enumerate(docs):
+            check_size(doc, f"{where}: documents[{i}]")
         ranking = _ranking(record.get("ranking"), len(docs), where)
         reference = record.get("reference")
         if reference is not None and not isinstance(reference, str):

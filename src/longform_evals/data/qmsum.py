@@ -43,6 +43,7 @@ from inspect_ai.dataset import Sample
 
 from longform_evals.data.jsonl import (
     DataError,
+    check_size,
     folder_files,
     has_words,
     jsonl_records,
@@ -126,7 +127,9 @@ def meeting_document(turns: object, where: str = "meeting") -> str:
         lines.append(" ".join(f"{speaker}: {content}".splitlines()))
     if not spoken:
         raise DataError(f"{where}: blank transcript: no turn's 'content' has any words")
-    return "\n".join(lines)
+    transcript = "\n".join(lines)
+    check_size(transcript, f"{where}: field 'meeting_transcripts'")
+    return transcript
 
 
 def _spans(value: object, n_turns: int, where: str) -> list[list[int]]:

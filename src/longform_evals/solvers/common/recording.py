@@ -30,6 +30,7 @@ from inspect_ai.model import (
 from inspect_ai.solver import TaskState
 from inspect_ai.util import span
 
+from longform_evals.data.jsonl import max_text_chars
 from longform_evals.models.step_usage import StepKind, record_step_usage
 from longform_evals.progress import BOARD, SUMMARIZER_PHASE
 from longform_evals.solvers.common.step_cache import step_cache
@@ -122,6 +123,12 @@ def document_of(state: TaskState) -> str:
         )
     if not document.strip():
         raise ValueError(f"sample {state.sample_id!r}: the document to summarize is empty")
+    limit = max_text_chars()
+    if len(document) > limit:
+        raise ValueError(
+            f"sample {state.sample_id!r}: the document has {len(document):,} characters, more "
+            f"than the limit of {limit:,} for one text (LONGFORM_MAX_TEXT_CHARS sets it)"
+        )
     bad = _SURROGATE.search(document)
     if bad:  # no character: the tokenizer and every provider would fail on it mid-run
         raise ValueError(
