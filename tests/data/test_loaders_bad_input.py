@@ -514,3 +514,25 @@ def test_a_text_over_the_size_limit_is_refused(
     monkeypatch.setenv("LONGFORM_MAX_TEXT_CHARS", "lots")
     with pytest.raises(ValueError, match="LONGFORM_MAX_TEXT_CHARS must be a positive whole"):
         LOADERS[name][0](path)
+
+
+@pytest.mark.parametrize("bad", [float("nan"), ["51201"], "  ", True, 1.5])
+def test_squality_passage_id_of_the_wrong_type_is_refused(tmp_path: Path, bad: Any) -> None:
+    """Before: a NaN or list passage_id fell back to the uid silently."""
+    record = _squality(TEXT)
+    record["metadata"]["passage_id"] = bad
+    path = tmp_path / "squality.jsonl"
+    path.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    with pytest.raises(DataError, match=r"squality\.jsonl:1: field 'metadata.passage_id' must"):
+        load_squality(path)
+    del record["metadata"]["passage_id"]  # absent: the uid names the story, as documented
+    path.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    assert [s.id for s in load_squality(path)] == ["u1:0"]
+
+
+@pytest.mark.parametrize("bad", ["", "   ", [1], 1.5])
+def test_multidoc_id_of_the_wrong_kind_is_refused(tmp_path: Path, bad: Any) -> None:
+    path = tmp_path / "multidoc.jsonl"
+    path.write_text(json.dumps({**_multidoc(TEXT), "id": bad}) + "\n", encoding="utf-8")
+    with pytest.raises(DataError, match=r"multidoc\.jsonl:1: 'id' must be a non-empty string"):
+        load_multidoc(path)

@@ -215,6 +215,16 @@ def _items(record: dict[str, Any], key: str, where: str) -> list[dict[str, Any]]
     return items
 
 
+def _span_id(value: Any, where: str) -> str:
+    """A span's id as text: a string or a whole number (NaN, infinities, 1.5 and lists name
+    no span, and would report skipped spans under a misleading id)."""
+    if isinstance(value, str) and value.strip():
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    raise DataError(f"{where}: a span id must be a string or a whole number, not {value!r}")
+
+
 def _locate(
     summary: str,
     item: dict[str, Any],
@@ -224,7 +234,7 @@ def _locate(
     missing: list[tuple[str, str]],
 ) -> range | None:
     """The character range of ``item[key]``; None, noted in ``missing``, if it is not found."""
-    span_id = str(item.get(id_key, "?"))
+    span_id = _span_id(item.get(id_key, "?"), where)
     span = _text_field(item, key, f"{where} span {span_id}")
     found = locate_span(summary, span)
     if found is None:

@@ -50,9 +50,9 @@ def _record_id(value: object, number: int, where: str) -> str:
     # NaN is pandas' missing value: the published LongFormFact files write "id": NaN.
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return str(number)
-    if isinstance(value, str | int) and not isinstance(value, bool):
+    if isinstance(value, str | int) and not isinstance(value, bool) and str(value).strip():
         return str(value)
-    raise DataError(f"{where}: 'id' must be a string or an integer")
+    raise DataError(f"{where}: 'id' must be a non-empty string or an integer, not {value!r}")
 
 
 def load_multidoc(path: str | Path) -> list[Sample]:

@@ -70,8 +70,15 @@ def _doc_id(record: Mapping[str, Any], where: str) -> str:
     meta = require_mapping(record.get("metadata"), f"{where}: field 'metadata'")
     for key in ("passage_id", "uid"):
         value = meta.get(key)
+        if value is None:
+            continue  # absent: the next key names the story
         if isinstance(value, str | int) and not isinstance(value, bool) and str(value).strip():
             return str(value)
+        # present but not an id (NaN, a list, blank): an error, not a silent fallback
+        raise DataError(
+            f"{where}: field 'metadata.{key}' must be a non-empty string or an integer, "
+            f"not {value!r}"
+        )
     raise DataError(f"{where}: missing field 'metadata.passage_id' (or 'metadata.uid')")
 
 
