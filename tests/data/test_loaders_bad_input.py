@@ -369,12 +369,72 @@ def test_planted_support_indices_are_bounded(tmp_path: Path) -> None:
     assert len(load_planted_support(path)) == 1
     record["sentences"] = [{"text": "x", "supported_by": [3]}]
     path.write_text(json.dumps(record) + "\n", "utf-8")
-    with pytest.raises(DataError, match=r"planted\.jsonl:1: field 'supported_by' names documents"):
+    with pytest.raises(DataError, match=r"planted\.jsonl:1: sentences\[0\].supported_by\[0\]: 3"):
         load_planted_support(path)
+    record["sentences"] = [{"text": "The keeper counted ships.", "supported_by": [0]}]
     record["planted"] = [{"kind": "subtle", "replaces": HUGE, "text": "x", "note": "n"}]
     path.write_text(json.dumps(record) + "\n", "utf-8")
-    with pytest.raises(DataError, match=r"planted\.jsonl:1: malformed"):
+    with pytest.raises(DataError, match=r"planted\.jsonl:1: planted\[0\].replaces: must be"):
         load_planted_support(path)
+
+
+_PLANTED = {
+    "id": "c1",
+    "split": "test",
+    "genre": "news",
+    "title": "T",
+    "documents": [TEXT],
+    "sentences": [{"text": "The keeper counted ships.", "supported_by": [0]}],
+    "planted": [{"kind": "subtle", "replaces": 0, "text": "She counted whales.", "note": "n"}],
+}
+
+
+def _planted_with(path: str, value: Any) -> dict[str, Any]:
+    record = json.loads(json.dumps(_PLANTED))
+    target: Any = record
+    keys = path.split(".")
+    for key in keys[:-1]:
+        target = target[int(key)] if key.isdigit() else target[key]
+    last = keys[-1]
+    target[int(last) if last.isdigit() else last] = value
+    return record
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        (f, v)
+        for f, values in {
+            "planted.0.replaces": [1.5, True, "0", None, float("inf"), float("nan"), [0]],
+            "sentences.0.supported_by.0": [0.0, True, "0", float("inf")],
+            "sentences.0.supported_by": [[], "0", None],
+            "sentences.0.text": [5, None, "...", ""],
+            "planted.0.kind": ["invented", 3],
+            "planted.0.text": [None, ["x"]],
+            "planted.0.note": [5],
+            "documents": [[], "text", [5]],
+            "title": [None, float("nan"), ["T"]],
+            "split": [3],
+        }.items()
+        for v in values
+    ],
+)
+def test_planted_support_fields_of_the_wrong_type(tmp_path: Path, field: str, value: Any) -> None:
+    """Before: 22 such cases were accepted (1.5 read as 1) or raised OverflowError."""
+    path = tmp_path / "planted.jsonl"
+    path.write_text(json.dumps(_planted_with(field, value)) + "\n", "utf-8")
+    with pytest.raises(DataError, match=r"planted\.jsonl:1: "):
+        load_planted_support(path)
+
+
+def test_planted_support_files_that_are_not_files(tmp_path: Path) -> None:
+    with pytest.raises(DataError, match="is a folder"):
+        load_planted_support(tmp_path)
+    with pytest.raises(DataError, match="planted-support file not found"):
+        load_planted_support(tmp_path / "absent.jsonl")
+    (tmp_path / "empty.jsonl").write_text("\n", "utf-8")
+    with pytest.raises(DataError, match="holds no planted-support records"):
+        load_planted_support(tmp_path / "empty.jsonl")
 
 
 # Human-label loaders (judge validation): the same failures, in their published shapes.

@@ -159,8 +159,8 @@ def test_loader_names_a_malformed_record(tmp_path: Path) -> None:
     bad = dict(record, planted=[dict(record["planted"][0], replaces=40)])
     path = tmp_path / "bad.jsonl"
     path.write_text(json.dumps(record) + "\n" + json.dumps(bad) + "\n", encoding="utf-8")
-    with pytest.raises(DataError, match=r"bad.jsonl:2: planted sentences replace missing"):
+    with pytest.raises(DataError, match=r"bad.jsonl:2: planted\[0\].replaces: 40 names no"):
         load_planted_support(path)
     path.write_text(json.dumps({"id": "x"}) + "\n", encoding="utf-8")
-    with pytest.raises(DataError, match=r"bad.jsonl:1: malformed planted-support record"):
+    with pytest.raises(DataError, match=r"bad.jsonl:1: field 'documents' must be a non-empty"):
         load_planted_support(path)

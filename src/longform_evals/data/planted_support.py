@@ -6,11 +6,13 @@ the documents support and six planted sentences that they do not (see the folder
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
-from longform_evals.data.jsonl import DataError, jsonl_records
+from longform_evals.data.jsonl import DataError, jsonl_records, require_text
 
 PLANTED_KINDS: tuple[str, ...] = (
     "contradiction_number",
@@ -52,41 +54,89 @@ def bundled_planted_support() -> Path:
 def load_planted_support(path: str | Path | None = None) -> list[PlantedCluster]:
     """Read the planted set (the packaged one by default).
 
+    Every field has its type: texts are strings with words, indices whole numbers (not
+    ``1.5``, ``true`` or ``Infinity``), kinds one of :data:`PLANTED_KINDS`.
+
     Raises:
-        DataError: naming the line and field of a malformed record.
+        DataError: naming the file (missing, a folder, empty) or the line and field of a
+            malformed record.
     """
     source = Path(path) if path is not None else bundled_planted_support()
-    clusters = []
-    for line, record in jsonl_records(source):
-        where = f"{source}:{line}"
-        try:
-            sentences = [dict(s) for s in record["sentences"]]
-            n = len(sentences)
-            planted = [
-                PlantedSentence(str(p["kind"]), int(p["replaces"]), str(p["text"]), str(p["note"]))
-                for p in record["planted"]
-            ]
-            cluster = PlantedCluster(
-                id=str(record["id"]),
-                split=str(record["split"]),
-                genre=str(record["genre"]),
-                title=str(record["title"]),
-                documents=[str(d) for d in record["documents"]],
-                sentences=[str(s["text"]) for s in sentences],
-                supported_by=[[int(i) for i in s["supported_by"]] for s in sentences],
-                planted=planted,
-            )
-        except (KeyError, TypeError, ValueError) as err:
-            raise DataError(f"{where}: malformed planted-support record ({err!r})") from err
-        bad = [p.replaces for p in planted if not 0 <= p.replaces < n]
-        if bad:
-            raise DataError(f"{where}: planted sentences replace missing sentences {bad}")
-        n_docs = len(cluster.documents)
-        absent = sorted({i for row in cluster.supported_by for i in row if not 0 <= i < n_docs})
-        if absent:
-            raise DataError(
-                f"{where}: field 'supported_by' names documents {absent} "
-                f"(there are {n_docs}: 0..{n_docs - 1})"
-            )
-        clusters.append(cluster)
+    if source.is_dir():
+        raise DataError(f"{source} is a folder, not a planted-support JSONL file")
+    if not source.is_file():
+        raise DataError(f"planted-support file not found: {source}")
+    clusters = [_cluster(record, f"{source}:{line}") for line, record in jsonl_records(source)]
+    if not clusters:
+        raise DataError(f"{source} holds no planted-support records")
     return clusters
+
+
+def _list(record: Mapping[str, Any], key: str, where: str) -> list[Any]:
+    value = record.get(key)
+    if not isinstance(value, list) or not value:
+        raise DataError(f"{where}: field {key!r} must be a non-empty list, not {value!r}")
+    return value
+
+
+def _mapping(value: Any, where: str) -> Mapping[str, Any]:
+    if not isinstance(value, dict):
+        raise DataError(f"{where}: expected an object, not {value!r}")
+    return value
+
+
+def _index(value: Any, where: str, size: int, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise DataError(f"{where}: must be a whole number naming one of the {what}, not {value!r}")
+    if not 0 <= value < size:
+        raise DataError(f"{where}: {value} names no {what[:-1]} (there are {size}: 0..{size - 1})")
+    return value
+
+
+def _cluster(record: Mapping[str, Any], where: str) -> PlantedCluster:
+    documents = [
+        require_text({"document": d}, "document", f"{where}: documents[{i}]")
+        for i, d in enumerate(_list(record, "documents", where))
+    ]
+    raw_sentences = [
+        _mapping(s, f"{where}: sentences[{i}]")
+        for i, s in enumerate(_list(record, "sentences", where))
+    ]
+    sentences, supported_by = [], []
+    for i, sentence in enumerate(raw_sentences):
+        at = f"{where}: sentences[{i}]"
+        sentences.append(require_text(sentence, "text", at))
+        supported_by.append(
+            [
+                _index(d, f"{at}.supported_by[{j}]", len(documents), "documents")
+                for j, d in enumerate(_list(sentence, "supported_by", at))
+            ]
+        )
+    planted = []
+    for i, raw in enumerate(_list(record, "planted", where)):
+        at = f"{where}: planted[{i}]"
+        item = _mapping(raw, at)
+        kind = require_text(item, "kind", at)
+        if kind not in PLANTED_KINDS:
+            raise DataError(f"{at}: kind {kind!r} is not one of {', '.join(PLANTED_KINDS)}")
+        replaces = _index(item.get("replaces"), f"{at}.replaces", len(sentences), "sentences")
+        planted.append(
+            PlantedSentence(kind, replaces, require_text(item, "text", at), _note(item, at))
+        )
+    return PlantedCluster(
+        id=require_text(record, "id", where, integers=True),
+        split=require_text(record, "split", where),
+        genre=require_text(record, "genre", where),
+        title=require_text(record, "title", where),
+        documents=documents,
+        sentences=sentences,
+        supported_by=supported_by,
+        planted=planted,
+    )
+
+
+def _note(item: Mapping[str, Any], where: str) -> str:
+    note = item.get("note", "")
+    if not isinstance(note, str):
+        raise DataError(f"{where}: field 'note' must be a string, not {note!r}")
+    return note
