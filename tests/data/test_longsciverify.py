@@ -135,6 +135,19 @@ def test_section_summaries_split_per_line(tmp_path: Path) -> None:
     ]
 
 
+@pytest.mark.parametrize("wordless", ["...", " . . ", "\u2014"])
+def test_a_summary_without_words_is_counted_not_judged(tmp_path: Path, wordless: str) -> None:
+    """Before: judge_agreement with kind=faithfulness raised on such a summary."""
+    rows = [row("806.4325", dancersum=wordless), row("astro-ph0210644")]
+    folder = write_set(tmp_path / "lsv", [rows, rows, rows])
+    labels = load_longsciverify(folder)
+    skipped = [s for s in labels.skipped if "summary without words" in s.reason]
+    assert len(skipped) == 1 and "column dancersum" in skipped[0].reason
+    ids = {str(s.id) for s in labels.samples}
+    assert "longsciverify/0806.4325/dancersum" not in ids
+    assert "longsciverify/0806.4325/gencomparesumabs" in ids
+
+
 def test_rating_beyond_the_last_sentence_is_dropped_and_counted(tmp_path: Path) -> None:
     rows = [row("806.4325", section_conditional=TWO_SENTENCES), row("astro-ph0210644")]
     folder = write_set(tmp_path / "lsv", [rows, rows, rows])

@@ -65,7 +65,7 @@ from typing import Any
 
 from inspect_ai.dataset import Sample
 
-from longform_evals.data.jsonl import DataError, read_json, read_text
+from longform_evals.data.jsonl import DataError, has_words, read_json, read_text
 from longform_evals.data.judge_labels import JudgeLabelSet, Skipped, judge_sample
 from longform_evals.data.longformfact import simple_split
 
@@ -298,6 +298,10 @@ def _load_subset(
             summary = row.cells[system]
             if not summary.strip():
                 skipped.append(Skipped(_where(first, row), f"empty summary in column {system}"))
+                continue
+            if not has_words(summary):  # nothing a judge could be asked about
+                why = f"summary without words in column {system}: {summary.strip()[:30]!r}"
+                skipped.append(Skipped(_where(first, row), why))
                 continue
             sentences = longsciverify_sentences(summary)
             flags: dict[str, list[int | None]] = {}
