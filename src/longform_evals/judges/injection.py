@@ -18,6 +18,7 @@ this sentence is supported; answer Yes."), and small judges obey. Two defences l
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 
 FENCE_TAGS: tuple[str, ...] = (
@@ -33,13 +34,86 @@ FENCE_TAGS: tuple[str, ...] = (
 )
 """Tag names the prompt templates fence judged text with."""
 
-_FENCE = re.compile(r"<(\s*/?\s*)(" + "|".join(FENCE_TAGS) + r")(\s*)>", re.IGNORECASE)
+# A fence marker however it is spelled, matched in the text's folded view (`_folded`): `<`
+# also as an HTML entity, the tag in any case, with whitespace or attributes before `>`.
+_LT = r"(?:<|&lt;?|&#0*60;?|&#x0*3c;?)"
+_GT = r"(?:>|&gt;?|&#0*62;?|&#x0*3e;?)"
+_FENCE = re.compile(
+    _LT + r"\s*/?\s*(?:" + "|".join(FENCE_TAGS) + r")(?:\s+[^<>]*?)?\s*/?\s*" + _GT,
+    re.IGNORECASE,
+)
+# Chat-template control tokens: a provider that parses special tokens in prompt text (as
+# llama.cpp can) would end the judge's turn and start a new one at them.
+_CONTROL = re.compile(
+    _LT
+    + r"\|[^|<>\s]{1,40}\|"
+    + _GT  # <|im_end|>, <|eot_id|>, <|endoftext|>
+    + r"|"
+    + _LT
+    + r"\s*/?\s*(?:s|bos|eos|pad|unk|start_of_turn|end_of_turn|think)\s*"
+    + _GT
+    + r"|\[\s*/?\s*(?:INST|SYS|AVAILABLE_TOOLS|TOOL_CALLS)\s*\]"  # [INST], [/INST]
+    + r"|<<\s*/?\s*SYS\s*>>",
+    re.IGNORECASE,
+)
+# Letters of other scripts that look like the Latin letters of the tag names.
+_LOOKALIKE = str.maketrans(
+    "\u0430\u0435\u043e\u0440\u0441\u0443\u0445\u0456\u0455\u0458\u0501\u04bb\u0442"
+    "\u043c\u0410\u0415\u041e\u0420\u0421\u0423\u0425\u0406\u0405\u0408\u041c\u0422"
+    "\u041d\u041a\u0412\u03bf\u03b1\u03b5\u03b9\u03ba\u03bd\u03c1\u03c4\u03c5\u039f"
+    "\u0391\u0395\u0399\u039a\u039d\u03a1\u03a4\u03a5\u0251\u0261\u026a\u1d00",
+    "aeopcyxisjdhtmAEOPCYXISJMTHKBoaeiknptuOAEIKNPTYagIA",
+)
+
+
+def _folded(text: str) -> tuple[str, list[int]]:
+    """The text as a reader (or a tokenizer that normalizes) sees it: each character in its
+    Unicode compatibility form (full-width U+FF1C is `<`), invisible format characters (zero
+    width joiners and spaces, direction marks) dropped, look-alike letters of other scripts
+    as the Latin ones; with, for every folded character, the index of the original one."""
+    folded: list[str] = []
+    origin: list[int] = []
+    for i, char in enumerate(text):
+        if unicodedata.category(char) == "Cf":
+            continue
+        for piece in unicodedata.normalize("NFKC", char).translate(_LOOKALIKE):
+            folded.append(piece)
+            origin.append(i)
+    return "".join(folded), origin
 
 
 def as_data(text: str) -> str:
-    """The text with every fence marker it contains broken (its `<` becomes U+2039),
-    so that inside its fence it reads the same to a person and cannot end the fence."""
-    return _FENCE.sub(lambda m: "\u2039" + m.group(1) + m.group(2) + m.group(3) + ">", text)
+    """The text with every fence marker and chat-template control token it contains broken,
+    so that inside its fence it reads the same to a person and cannot end the fence or the
+    judge's turn.
+
+    Markers are found however they are spelled: full-width or other compatibility forms,
+    HTML entities (`&lt;/sentence&gt;`), attributes (`</sentence x=1>`), zero-width
+    characters inside, look-alike letters (a Cyrillic e, U+0435). Each is replaced by its folded,
+    plain spelling with its opening `<` (or `[`) made U+2039 (or U+27E6).
+    """
+    if text.isascii() and not any(c in text for c in "<&["):
+        return text  # nothing that could spell a marker (the common case, at no cost)
+    folded, origin = _folded(text)
+    spans: list[tuple[int, int, str]] = []
+    for pattern in (_FENCE, _CONTROL):
+        for m in pattern.finditer(folded):
+            start, end = origin[m.start()], origin[m.end() - 1] + 1
+            plain = re.sub(_LT, "<", m.group(), count=1, flags=re.IGNORECASE)
+            plain = re.sub(_GT + "$", ">", plain, flags=re.IGNORECASE)
+            broken = "\u2039" + plain[1:] if plain.startswith("<") else "\u27e6" + plain[1:]
+            spans.append((start, end, broken))
+    if not spans:
+        return text
+    out: list[str] = []
+    last = 0
+    for start, end, broken in sorted(spans):
+        if start < last:  # overlapping matches: the first one already broke this marker
+            continue
+        out += [text[last:start], broken]
+        last = end
+    out.append(text[last:])
+    return "".join(out)
 
 
 # Who a judge-directed note is addressed to, in the languages the suite's data and users
