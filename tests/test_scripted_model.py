@@ -217,8 +217,9 @@ def test_unknown_model_argument_is_rejected() -> None:
 
 
 def test_latency_is_validated_and_answers_still_come() -> None:
-    with pytest.raises(ScriptedModelError, match="latency must be >= 0"):
-        ScriptedModelAPI("t", rules=[("q", "a")], latency=-1)
+    for bad in (-1, float("nan"), float("inf"), "soon"):  # before: .nan failed at the first call
+        with pytest.raises(ScriptedModelError, match="latency must be a finite number"):
+            ScriptedModelAPI("t", rules=[("q", "a")], latency=bad)  # type: ignore[arg-type]
     model = get_model("scripted/slow", rules=[("q", "a")], latency=0.01, memoize=False)
     assert gen(model, "q").completion == "a"
 

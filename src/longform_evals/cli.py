@@ -72,12 +72,15 @@ def quickstart(
     if not path.is_file():
         known = ", ".join(sorted(p.stem for p in bundled_books_dir().glob("*.txt")))
         raise click.BadParameter(f"no bundled book {book!r}; bundled: {known}")
-    task = booookscore(
-        strategy=strategy,  # type: ignore[arg-type]
-        data=str(path),
-        chunk_size=chunk_size,
-        max_summary_tokens=max_summary_tokens,
-    )
+    try:
+        task = booookscore(
+            strategy=strategy,  # type: ignore[arg-type]
+            data=str(path),
+            chunk_size=chunk_size,
+            max_summary_tokens=max_summary_tokens,
+        )
+    except ValueError as e:  # a value the task refuses (chunk size, strategy)
+        raise click.BadParameter(str(e)) from e
     words = len(path.read_text(encoding="utf-8").split())
     click.echo(
         f"Summarizing {book} ({words:,} words) by {strategy} with {model} in chunks of "
@@ -133,8 +136,16 @@ def plot_positions(logs: tuple[str, ...], out: str | None) -> None:
 
     curves = {}
     for path in logs:
-        log = read_eval_log(path)
-        curves[curve_label(log)] = position_curve(log)
+        try:
+            log = read_eval_log(path)
+        except Exception as e:  # a truncated, empty or foreign file: say which
+            raise click.ClickException(f"cannot read the log {path}: {e}") from e
+        try:
+            curves[curve_label(log)] = position_curve(log)
+        except (KeyError, ValueError, TypeError) as e:
+            raise click.ClickException(
+                f"{path} is not a positional_bias log with per-position scores ({e})"
+            ) from e
     target = out or str(Path(logs[0]).with_suffix(".positions.png"))
     click.echo(f"wrote {plot_position_curves(curves, target)}")
 
@@ -480,6 +491,10 @@ def check_command(
         raise click.UsageError("give --live MODEL or --record MODEL, not both")
     if junit and Path(junit).is_dir():
         raise click.UsageError(f"--junit {junit} is a folder; name the XML file to write")
+    if recording and Path(recording).is_dir():
+        raise click.UsageError(f"--recording {recording} is a folder; name the replay file")
+    if recording and not record and not Path(recording).is_file():
+        raise click.UsageError(f"--recording {recording}: no such file (--record creates one)")
     try:
         judge = judge_choice(live or record, model_args, record is not None, recording)
     except ValueError as e:
@@ -511,7 +526,11 @@ def lm_eval_command(args: tuple[str, ...]) -> None:
     """
     from longform_evals.lmeval.launcher import main as launch
 
-    launch(args)
+    try:
+        launch(args)
+    except (ValueError, KeyError, FileNotFoundError, ImportError) as e:
+        # lm-eval's own refusals (an unknown model or task name, a missing file) end here
+        raise click.ClickException(f"lm-eval: {type(e).__name__}: {e}") from e
 
 
 @main.command("serve")

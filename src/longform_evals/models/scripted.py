@@ -84,6 +84,7 @@ test needs fresh call counters, or call :meth:`ScriptedModelAPI.reset`.
 
 from __future__ import annotations
 
+import math
 import re
 import threading
 from collections import deque
@@ -243,9 +244,14 @@ class ScriptedModelAPI(ModelAPI):
                 f"scripted model: unknown model argument(s) {sorted(model_args)}; "
                 "accepted: 'rules', 'default_response', 'latency'"
             )
-        self._latency = float(latency)
-        if self._latency < 0:
-            raise ScriptedModelError(f"scripted model: latency must be >= 0, got {latency}")
+        try:
+            self._latency = float(latency)
+        except (TypeError, ValueError):
+            self._latency = math.nan
+        if not math.isfinite(self._latency) or self._latency < 0:
+            raise ScriptedModelError(
+                f"scripted model: latency must be a finite number of seconds >= 0, got {latency!r}"
+            )
         parsed, default_entry = _parse_rules(rules)
         if default_response is not None:
             if default_entry is not None:

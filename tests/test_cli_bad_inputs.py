@@ -1,0 +1,84 @@
+"""Every `longform` subcommand over a table of bad inputs: a non-zero exit and a message that
+names what was wrong, never a traceback (issue 35)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from longform_evals.cli import main
+
+# (arguments, with {dir} a folder, {file} a text file, {bad} a garbage .eval, {none} a missing
+# path; the words the message must hold)
+CASES: list[tuple[str, str]] = [
+    ("check --junit {dir}", "is a folder; name the XML file"),
+    ("check --only nosuchmetric", "no checks for metric(s) ['nosuchmetric']"),
+    ("check --recording {dir}", "is a folder; name the replay file"),
+    ("check --recording {none}.jsonl", "no such file"),
+    ("check --live gguf/x --record gguf/y", "not both"),
+    ("judge-card --from-log {none}.eval", "no log file at"),
+    ("judge-card --from-log {bad}", "cannot read the log"),
+    ("judge-card --kind coherence --data {dir} --model-role grader=scripted/x", "holds no"),
+    ("judge-card --kind coherence --data {dir} --model-role judge=scripted/x", "grader="),
+    ("leaderboard {none}", "no such log folder"),
+    ("leaderboard {file}", "is a file"),
+    ("leaderboard {dir}", "no Inspect logs"),
+    ("plot-positions {bad}", "cannot read the log"),
+    ("plot-positions {none}.eval", "does not exist"),
+    ("quickstart --book nosuchbook --model scripted/x", "no bundled book 'nosuchbook'"),
+    ("quickstart --chunk-size -5 --model scripted/x", "chunk_size=-5: must be a positive"),
+    ("quickstart --chunk-size big --model scripted/x", "'big' is not a valid integer"),
+    ("quickstart -M novalue --model scripted/x", "expected KEY=VALUE"),
+    ("run {none}.yaml", "cannot read plan"),
+    ("run {dir}", "is a directory"),
+    ("run {file}", "use a .yaml, .yml or .toml file"),
+    ("serve {dir} --port 0", "is neither a packaged model"),
+    ("serve nosuchmodel --port 0", "is neither a packaged model"),
+    ("serve qwen2.5-coder-0.5b --port -3", "port must be in 0..65535"),
+    ("models prepare nosuch", "unknown gguf model 'nosuch'"),
+    ("models verify {dir}", "unknown gguf model"),
+    ("lm-eval --model longform-bogus --tasks longform_quality", "no model for this name"),
+]
+
+
+@pytest.fixture(scope="module")
+def paths(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    root = tmp_path_factory.mktemp("cli")
+    (root / "adir").mkdir()
+    (root / "afile.txt").write_text("x", encoding="utf-8")
+    (root / "bad.eval").write_bytes(b"garbage")
+    return {
+        "dir": str(root / "adir"),
+        "file": str(root / "afile.txt"),
+        "bad": str(root / "bad.eval"),
+        "none": str(root / "nothere"),
+    }
+
+
+@pytest.mark.parametrize(("command", "says"), CASES, ids=[c for c, _ in CASES])
+def test_a_bad_input_is_a_message_and_a_failure(
+    command: str, says: str, paths: dict[str, str]
+) -> None:
+    if command.startswith("lm-eval"):
+        pytest.importorskip("lm_eval")
+    args = command.format(**paths).split()
+    result = CliRunner().invoke(main, args)
+    output = " ".join(result.output.split())
+    assert result.exit_code not in (0, None), output
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(
+        result.exception
+    )
+    assert "Traceback" not in result.output
+    assert says in output, output
+
+
+def test_every_subcommand_is_in_the_table() -> None:
+    tried = {c.split()[0] for c, _ in CASES}
+    assert set(main.commands) <= tried, set(main.commands) - tried  # type: ignore[attr-defined]
+
+
+def test_the_paths_are_what_they_say(paths: dict[str, str]) -> None:
+    assert Path(paths["dir"]).is_dir() and Path(paths["file"]).is_file()
+    assert not Path(paths["none"]).exists()
