@@ -42,6 +42,11 @@ _FENCE = re.compile(
     _LT + r"\s*/?\s*(?:" + "|".join(FENCE_TAGS) + r")(?:\s+[^<>]*?)?\s*/?\s*" + _GT,
     re.IGNORECASE,
 )
+# What is broken: the start of any marker (`<sentence`, `&lt;/ statement`), closed or not,
+# so that no marker survives whatever follows it ("<sentence <sentence>" included).
+_FENCE_START = re.compile(
+    _LT + r"\s*/?\s*(?:" + "|".join(FENCE_TAGS) + r")(?![a-z])", re.IGNORECASE
+)
 # Chat-template control tokens: a provider that parses special tokens in prompt text (as
 # llama.cpp can) would end the judge's turn and start a new one at them.
 _CONTROL = re.compile(
@@ -94,9 +99,20 @@ def as_data(text: str) -> str:
     """
     if text.isascii() and not any(c in text for c in "<&["):
         return text  # nothing that could spell a marker (the common case, at no cost)
+    for _ in range(4):  # breaking one marker cannot make another; a second pass checks
+        broken = _break_markers(text)
+        if broken == text:
+            return text
+        text = broken
+    return text
+
+
+def _break_markers(text: str) -> str:
+    """One pass of :func:`as_data`: every marker start and control token found in the
+    folded view replaced in the original text."""
     folded, origin = _folded(text)
     spans: list[tuple[int, int, str]] = []
-    for pattern in (_FENCE, _CONTROL):
+    for pattern in (_FENCE_START, _CONTROL):
         for m in pattern.finditer(folded):
             start, end = origin[m.start()], origin[m.end() - 1] + 1
             plain = re.sub(_LT, "<", m.group(), count=1, flags=re.IGNORECASE)
