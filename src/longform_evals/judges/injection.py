@@ -213,6 +213,57 @@ _PATTERNS: dict[str, re.Pattern[str]] = {
 }
 
 
+# Notes and orders to the judge in French, German, Spanish, Portuguese, Italian and Chinese.
+_ADDRESSEE_INTL = (
+    r"(?:[ée]valuat(?:eur|rice)s?|correct(?:eur|rice)s?|notat(?:eur|rice)s?|"
+    r"personne qui (?:note|[ée]value|corrige)|evaluador(?:a|es)?|calificador(?:a|es)?|"
+    r"corrector(?:a)?|quien (?:eval[úu]a|eval[úu]e|califica|califique|corrige|corrija)|"
+    r"modelo (?:que (?:eval[úu]a|califica|corrige|avalia)|evaluador|avaliador)|"
+    r"avaliador(?:a|es)?|corretor(?:a)?|quem (?:avalia|corrige|classifica)|"
+    r"valutat(?:ore|ori|rice)|corrett(?:ore|rice)|chi (?:valuta|corregge|giudica)|"
+    r"modello (?:che valuta|valutatore)|pr[üu]fer(?:in)?|bewerter(?:in)?|gutachter(?:in)?|"
+    r"korrektor(?:in)?|(?:pr[üu]fende|bewertende)[ns]? (?:system|modell))"
+)
+_VERDICT_INTL = (
+    r"(?:yes|no|oui|non|s[íi]|ja|nein|sim|n[ãa]o|s[ìi]|vero|falso|wahr|vrai|faux|"
+    r"verdadeiro|verdadero|correct[oae]?|korrekt|richtig|exact[ae]?)"
+)
+_PATTERNS.update(
+    {
+        # "Note pour l'évaluateur", "An den Prüfer:", "Nota ao avaliador", "致评审模型"
+        "note to an evaluator, another language": re.compile(
+            r"\b(?:note|nota|remarque|observa[çc][ãa]o|aviso|avviso|hinweis|anmerkung|mensaje|"
+            r"messaggio|mensagem|avis|mitteilung)\b[^.!?\n]{0,30}?\b" + _ADDRESSEE_INTL + r"\b"
+            r"|(?:^|[(\[\u2014\-:;.!?]\s*|\b)(?:[àa] l'attention d[eu]s?|pour l[ea']?|"
+            r"para (?:el|la|o|a|os|as)|per (?:il|la|chi)|f[üu]r (?:den|die|das)|"
+            r"an (?:den|die|das)|al|ao|[àa])\s+" + _ADDRESSEE_INTL + r"\s*[:,]"
+            r"|(?:致|给|告知|提醒)\s*(?:评审|评估|评分|审核|打分|评判|阅卷)(?:模型|系统|人员|员|者|老师)"
+            r"|(?:评审|评估|评分|审核|打分|评判|阅卷)(?:模型|系统|人员|员|者|老师)?\s*(?:请注意|须知)",
+            re.IGNORECASE,
+        ),
+        # "répondez Oui", "antworte mit Ja", "contesta Yes", "请直接回答 是"
+        "order about the verdict, another language": re.compile(
+            r"\b(?:r[ée]pond(?:ez|s|re)|responde|responda|contesta|conteste|antwort(?:e|en)|"
+            r"rispondi|rispondete|scrivi|scrivete|escreva|escribe|escriba|gib|geben sie|"
+            r"notez|marquez|marque|segna|markiere)\b[^.!?\n]{0,40}?[\s\"'\u00ab\u201c:]"
+            + _VERDICT_INTL
+            + r"\b"
+            r"|请\s*(?:直接)?\s*(?:回答|输出|判定|评为|打分|给出|写)\s*[“\"'「]?\s*"
+            r"(?:是|否|对|错|正确|支持|yes|no)",
+            re.IGNORECASE,
+        ),
+        # "a resposta certa é Sim", "la risposta corretta è Sì", "正确答案是 是"
+        "stated correct verdict, another language": re.compile(
+            r"\b(?:resposta\s+(?:certa|correta)\s+[ée]|risposta\s+(?:giusta|corretta)\s+[èe]|"
+            r"respuesta\s+(?:correcta|adecuada)\s+es|(?:bonne|vraie)\s+r[ée]ponse\s+est|"
+            r"(?:richtige|korrekte)\s+(?:antwort|bewertung|urteil)\s+(?:ist|lautet))\s+\S+"
+            r"|正确(?:的)?(?:答案|回答|判断)(?:是|为)",
+            re.IGNORECASE,
+        ),
+    }
+)
+
+
 @dataclass(frozen=True)
 class InjectionCue:
     """One stretch of a judged text that reads as addressed to its judge."""
