@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from longform_evals.data.jsonl import DataError, jsonl_records, require_text
+from longform_evals.data.reading_samples import require_mapping
 
 PLANTED_KINDS: tuple[str, ...] = (
     "contradiction_number",
@@ -79,12 +80,6 @@ def _list(record: Mapping[str, Any], key: str, where: str) -> list[Any]:
     return value
 
 
-def _mapping(value: Any, where: str) -> Mapping[str, Any]:
-    if not isinstance(value, dict):
-        raise DataError(f"{where}: expected an object, not {value!r}")
-    return value
-
-
 def _index(value: Any, where: str, size: int, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise DataError(f"{where}: must be a whole number naming one of the {what}, not {value!r}")
@@ -99,7 +94,7 @@ def _cluster(record: Mapping[str, Any], where: str) -> PlantedCluster:
         for i, d in enumerate(_list(record, "documents", where))
     ]
     raw_sentences = [
-        _mapping(s, f"{where}: sentences[{i}]")
+        require_mapping(s, f"{where}: sentences[{i}]")
         for i, s in enumerate(_list(record, "sentences", where))
     ]
     sentences, supported_by = [], []
@@ -115,7 +110,7 @@ def _cluster(record: Mapping[str, Any], where: str) -> PlantedCluster:
     planted = []
     for i, raw in enumerate(_list(record, "planted", where)):
         at = f"{where}: planted[{i}]"
-        item = _mapping(raw, at)
+        item = require_mapping(raw, at)
         kind = require_text(item, "kind", at)
         if kind not in PLANTED_KINDS:
             raise DataError(f"{at}: kind {kind!r} is not one of {', '.join(PLANTED_KINDS)}")
