@@ -484,6 +484,8 @@ PLAN: dict[str, Run | NotRun] = {
     ),
     "python benchmarks/judge_injection.py --model gguf/qwen2.5-coder-1.5b --phrasings second "
     "--coherence 12 --out after.json": Run(group="judge-injection"),
+    "python benchmarks/judge_injection.py --model gguf/qwen2.5-coder-1.5b --phrasings third "
+    "--coherence 0": Run(note="the held-out third set, faithfulness only"),
     "python benchmarks/judge_injection.py --table before.json after.json": Run(
         group="judge-injection", note="the two reports written before it"
     ),
