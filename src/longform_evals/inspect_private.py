@@ -7,13 +7,34 @@ upgrade breaks a test rather than a user's run.
 * ``PrerequisiteError``: Inspect's command line prints such an error's message alone, without
   a traceback (its exception hook); the tasks raise their argument errors as one
   (:func:`readable_error`).
+* The registry helpers: rescoring re-registers a scorer under a new name, and lm-eval names a
+  scorer's metrics as Inspect does (without its package prefix).
+* ``init_model_roles``: `longform check --live` binds the judge as the grader role outside an
+  eval, as Inspect does inside one.
 """
 
 from __future__ import annotations
 
 from inspect_ai._util.error import PrerequisiteError
+from inspect_ai._util.registry import (
+    RegistryInfo,
+    registry_add,
+    registry_has,
+    registry_info,
+    registry_unqualified_name,
+)
+from inspect_ai.model._model import init_model_roles
 
-__all__ = ["PrerequisiteError", "readable_error"]
+__all__ = [
+    "PrerequisiteError",
+    "RegistryInfo",
+    "init_model_roles",
+    "readable_error",
+    "registry_add",
+    "registry_has",
+    "registry_info",
+    "registry_unqualified_name",
+]
 
 
 _READABLE: dict[type[Exception], type[Exception]] = {}

@@ -345,16 +345,19 @@ def test_qmsum_huge_span_bound(tmp_path: Path) -> None:
     assert "relevant_text_span[0]" in message and len(message) < 400
 
 
+_PLANTED = {
+    "id": "c1",
+    "split": "test",
+    "genre": "news",
+    "title": "T",
+    "documents": [TEXT],
+    "sentences": [{"text": "The keeper counted ships.", "supported_by": [0]}],
+    "planted": [{"kind": "subtle", "replaces": 0, "text": "She counted whales.", "note": "n"}],
+}
+
+
 def test_planted_support_indices_are_bounded(tmp_path: Path) -> None:
-    record = {
-        "id": "c1",
-        "split": "test",
-        "genre": "news",
-        "title": "T",
-        "documents": [TEXT],
-        "sentences": [{"text": "The keeper counted ships.", "supported_by": [0]}],
-        "planted": [{"kind": "subtle", "replaces": 0, "text": "x", "note": "n"}],
-    }
+    record = json.loads(json.dumps(_PLANTED))
     path = tmp_path / "planted.jsonl"
     path.write_text(json.dumps(record) + "\n", "utf-8")
     assert len(load_planted_support(path)) == 1
@@ -367,17 +370,6 @@ def test_planted_support_indices_are_bounded(tmp_path: Path) -> None:
     path.write_text(json.dumps(record) + "\n", "utf-8")
     with pytest.raises(DataError, match=r"planted\.jsonl:1: planted\[0\].replaces: must be"):
         load_planted_support(path)
-
-
-_PLANTED = {
-    "id": "c1",
-    "split": "test",
-    "genre": "news",
-    "title": "T",
-    "documents": [TEXT],
-    "sentences": [{"text": "The keeper counted ships.", "supported_by": [0]}],
-    "planted": [{"kind": "subtle", "replaces": 0, "text": "She counted whales.", "note": "n"}],
-}
 
 
 def _planted_with(path: str, value: Any) -> dict[str, Any]:

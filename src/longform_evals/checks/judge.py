@@ -18,8 +18,8 @@ from typing import Any, TypeVar
 
 import yaml
 from inspect_ai.model import GenerateConfig, Model, get_model
-from inspect_ai.model._model import init_model_roles
 
+from longform_evals.inspect_private import init_model_roles
 from longform_evals.judges.calibration_files import calibration_name
 from longform_evals.models.replay import stands_for
 

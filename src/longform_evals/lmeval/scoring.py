@@ -204,7 +204,7 @@ def run_samples(
 
 
 def _scorer_name(scorer: Any) -> str:
-    from inspect_ai._util.registry import registry_unqualified_name
+    from longform_evals.inspect_private import registry_unqualified_name
 
     return str(registry_unqualified_name(scorer))
 

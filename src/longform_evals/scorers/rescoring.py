@@ -12,14 +12,15 @@ import functools
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from inspect_ai._util.registry import (
+from inspect_ai.scorer import Scorer
+
+from longform_evals.inspect_private import (
     RegistryInfo,
     registry_add,
     registry_has,
     registry_info,
     registry_unqualified_name,
 )
-from inspect_ai.scorer import Scorer
 
 
 def register_log_names(factories: Iterable[Callable[..., Scorer]]) -> None:
