@@ -25,6 +25,7 @@ from longform_evals.analysis import MERGES, Merge, SupportMatrix
 from longform_evals.data.multidoc import sample_documents
 from longform_evals.judges.cards import card_name, faithfulness_mode
 from longform_evals.judges.health import announce_uncalibrated, note_readings
+from longform_evals.judges.statement_parts import as_statements, judge_with_parts
 from longform_evals.judges.support import (
     JudgeOptions,
     JudgeSetup,
@@ -124,6 +125,12 @@ class _Judged:
     """Support per (kept document, sentence)."""
     full_rows: list[list[SupportJudgement]] | None
     """With `include_full`: the one row of all documents read at once."""
+    statements: list[str]
+    """What each sentence was judged as (an aside with the sentence before it)."""
+    parts: list[list[str]]
+    """Per sentence, the parts it was also judged as (`judges/statement_parts.py`)."""
+    part_calls: int
+    """Judge calls made for those parts."""
 
     @property
     def full(self) -> list[float | None] | None:
@@ -174,14 +181,16 @@ class FaithfulnessJudging:
         return f"{self.doc_merge}_{self.sentence_merge}"
 
     async def sentence_support(
-        self, state: TaskState, sentences: list[str]
+        self, state: TaskState, sentences: list[str], statements: list[str] | None = None
     ) -> tuple[list[float | None], float, dict[str, Any]]:
         """Support of each given sentence by the sample's documents (AGG_D over them; None
         where no answer was readable), the calibrated sentence threshold, and metadata saying
-        how they were judged. Each sentence is judged on its own, so any subset may be asked."""
+        how they were judged. Each sentence is judged as its statement (itself, or with the
+        sentence it is an aside to: `as_statements` over the whole summary, which the caller
+        gives when it asks about a subset), so any subset may be asked."""
         documents = sample_documents(state.metadata, state.sample_id)
         judge = self.resolve()
-        judged = await self.judge_sample(state, documents, sentences, judge)
+        judged = await self.judge_sample(state, documents, sentences, judge, statements)
         matrix = SupportMatrix.from_rows(judged.rows, full=judged.full)
         supports = [
             None if math.isnan(v) else float(v)
@@ -227,7 +236,12 @@ class FaithfulnessJudging:
         return _Resolved(setup, self.chunking or setup.chunking, thresholds, sentence_threshold)
 
     async def judge_sample(
-        self, state: TaskState, documents: list[str], sentences: list[str], judge: _Resolved
+        self,
+        state: TaskState,
+        documents: list[str],
+        sentences: list[str],
+        judge: _Resolved,
+        statements: list[str] | None = None,
     ) -> _Judged:
         """Judge the sentences against each unit of the documents (and, with `include_full`,
         against all documents at once)."""
@@ -237,14 +251,32 @@ class FaithfulnessJudging:
         if not kept:
             raise ValueError(f"sample {state.sample_id!r}: every source document is empty")
         units = chunk_documents([documents[i] for i in kept], judge.chunking)
-        unit_rows = await self.judge.support_rows(judge.setup, [u.text for u in units], sentences)
+
+        async def ask(texts: list[str], statements: list[str]) -> list[list[SupportJudgement]]:
+            return await self.judge.support_rows(judge.setup, texts, statements)
+
+        statements = statements or as_statements(sentences)
+        by_unit = await judge_with_parts(ask, [u.text for u in units], statements)
+        unit_rows = by_unit.rows
         rows = _doc_rows(unit_rows, [u.doc_index for u in units], len(kept))
         full_rows: list[list[SupportJudgement]] | None = None
+        part_calls = by_unit.extra_calls
         if self.include_full:
-            full_rows = await self.judge.support_rows(
-                judge.setup, [join_documents([documents[i] for i in kept])], sentences
+            by_all = await judge_with_parts(
+                ask, [join_documents([documents[i] for i in kept])], statements
             )
-        return _Judged(sentences, kept, units, unit_rows, rows, full_rows)
+            full_rows, part_calls = by_all.rows, part_calls + by_all.extra_calls
+        return _Judged(
+            sentences,
+            kept,
+            units,
+            unit_rows,
+            rows,
+            full_rows,
+            statements,
+            by_unit.parts,
+            part_calls,
+        )
 
     def score_values(
         self, judged: _Judged, matrix: SupportMatrix, check: TextCheck
@@ -258,7 +290,9 @@ class FaithfulnessJudging:
             **{key: aggregations.get(key, math.nan) for key in (*AGGREGATIONS, *FULL_AGGREGATIONS)},
             "missing_rate": matrix.missing_count() / matrix.values.size,
             "judge_calls": float(
-                len(judged.units) * n_sentences + (n_sentences if judged.full_rows else 0)
+                len(judged.units) * n_sentences
+                + (n_sentences if judged.full_rows else 0)
+                + judged.part_calls
             ),
         }
         values.update(check.values(values["faithfulness"]))
@@ -293,6 +327,14 @@ class FaithfulnessJudging:
             "unit_matrix": _values(unit_rows) if len(units) > len(kept) else None,
             "full": judged.full,
             "answer_sources": [[j.source for j in row] for row in unit_rows],
+            # Sentences judged as more than themselves (an aside with the sentence it follows)
+            # and as their parts (asides set aside, one sentence each): the least support.
+            "sentence_statements": {
+                str(i): st
+                for i, (st, s) in enumerate(zip(judged.statements, judged.sentences, strict=True))
+                if st != s
+            },
+            "sentence_parts": {str(i): ps for i, ps in enumerate(judged.parts) if ps},
             "sentence_scores": [
                 None if math.isnan(v) else v
                 for v in matrix.sentence_scores(self.doc_merge).tolist()

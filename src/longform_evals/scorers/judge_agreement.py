@@ -33,6 +33,7 @@ from inspect_ai.solver import TaskState
 
 from longform_evals.analysis.judge_agreement import reference_flag
 from longform_evals.judges.coherence import SentenceLayout
+from longform_evals.judges.statement_parts import as_statements
 from longform_evals.scorers.booookscore import CoherenceJudging, ScorerMode
 from longform_evals.scorers.faithfulness import FaithfulnessJudging
 from longform_evals.scorers.judge_agreement_metrics import agreement_metrics
@@ -137,9 +138,12 @@ async def _faithfulness(
         for i, s in enumerate(sentences)
         if has_word(s) and any(labels[i] is not None for labels in flags.values())
     ]
-    supports, threshold, meta = await judging.sentence_support(
-        state, worded_sentences(sentences[i] for i in asked)[0]
-    )
+    hosts = as_statements(worded_sentences(sentences)[0])
+    worded = worded_sentences(sentences[i] for i in asked)[0]
+    # an aside sentence is judged with the summary sentence it follows, asked or not
+    position = {i: k for k, i in enumerate(i for i, s in enumerate(sentences) if has_word(s))}
+    statements = [hosts[position[i]] for i in asked]
+    supports, threshold, meta = await judging.sentence_support(state, worded, statements)
     by_unit = dict(zip(asked, supports, strict=True))
     out: list[tuple[bool | None, float | None]] = []
     scores: list[float | None] = []
