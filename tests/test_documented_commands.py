@@ -489,6 +489,13 @@ PLAN: dict[str, Run | NotRun] = {
     "python benchmarks/judge_injection.py --table before.json after.json": Run(
         group="judge-injection", note="the two reports written before it"
     ),
+    "python benchmarks/judge_injection.py --model gguf/qwen2.5-coder-1.5b --phrasings fourth "
+    "--coherence 0 --out parts.json": Run(group="judge-injection-fourth"),
+    "python benchmarks/judge_injection.py --model gguf/qwen2.5-coder-1.5b --phrasings fourth "
+    "--coherence 0 --whole-only --out whole.json": Run(group="judge-injection-fourth"),
+    "python benchmarks/judge_injection.py --table whole.json parts.json": Run(
+        group="judge-injection-fourth", note="the two reports written before it"
+    ),
     # docs/local-models.md
     "inspect eval TASK --model gguf/qwen2.5-coder-1.5b": Run(),
     "inspect eval TASK --model gguf/qwen2.5-coder-0.5b -M n_ctx=8192": Run(

@@ -164,6 +164,7 @@ def run_plan_command(plan_file: str, dry_run: bool, display: str | None) -> None
         build_plan,
         estimate_lines,
         logs_in,
+        open_models,
         run_plan,
         unfinished_cells,
     )
@@ -178,7 +179,11 @@ def run_plan_command(plan_file: str, dry_run: bool, display: str | None) -> None
         return
     options = {} if display is None else {"display": display}
     try:
-        done, logs = run_plan(plan, built, **options)
+        opened = open_models(plan)
+    except (ValueError, TypeError) as e:  # a provider refusing the plan's model arguments
+        raise click.ClickException(f"{plan_file}: a model of the plan cannot start: {e}") from e
+    try:
+        done, logs = run_plan(plan, built, opened, **options)
     except KeyboardInterrupt:  # what finished is in the log folder
         done, logs = False, logs_in(plan.log_dir)
         click.echo("interrupted", err=True)

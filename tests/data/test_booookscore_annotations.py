@@ -199,10 +199,14 @@ def test_folder_reads_every_summary_file_with_its_system(tmp_path: Path) -> None
         ({"summary": "S.", "singles": [{"id": "s", "span": None}]}, "'span' must be a string"),
         ("text", "expected an object"),
         # span ids that name no span (before: accepted, and skipped spans reported as "nan")
-        ({"summary": "S.", "singles": [single(float("nan"), "S.")]}, "span id must be"),  # type: ignore[arg-type]
-        ({"summary": "S.", "singles": [single(float("inf"), "S.")]}, "span id must be"),  # type: ignore[arg-type]
-        ({"summary": "S.", "singles": [single(1.5, "S.")]}, "span id must be"),  # type: ignore[arg-type]
-        ({"summary": "S.", "singles": [single(["s"], "S.")]}, "span id must be"),  # type: ignore[arg-type]
+        *(
+            pytest.param(
+                {"summary": "S.", "singles": [single(bad, "S.")]},  # type: ignore[arg-type]
+                "span id must be",
+                marks=pytest.mark.fault("typed_ids", "clear error"),
+            )
+            for bad in (float("nan"), float("inf"), 1.5, ["s"])
+        ),
     ],
 )
 def test_malformed_books_name_file_and_book(tmp_path: Path, record: Any, needle: str) -> None:

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from inspect_ai.dataset import Sample
 
-from longform_evals.data.books import load_books
+from longform_evals.data.books import load_books, load_summaries
 from longform_evals.data.booksum import load_booksum
 from longform_evals.data.booookscore_annotations import load_booookscore_annotations
 from longform_evals.data.fables import load_fables
@@ -26,6 +26,7 @@ from longform_evals.data.longformfact import load_longformfact
 from longform_evals.data.longsciverify import load_longsciverify
 from longform_evals.data.multidoc import load_multidoc
 from longform_evals.data.narrativeqa import load_narrativeqa
+from longform_evals.data.planted_answers import bundled_planted_answers, load_planted_answers
 from longform_evals.data.planted_support import load_planted_support
 from longform_evals.data.qmsum import load_qmsum
 from longform_evals.data.quality import load_quality, quality_samples_from_rows
@@ -159,6 +160,7 @@ def test_bad_byte_names_file_line_and_byte(tmp_path: Path, name: str) -> None:
     assert str(info.value) == f"{path}: line 2, byte {offset}: not valid UTF-8 (0xff)"
 
 
+@pytest.mark.fault("surrogate", "clear error")
 @pytest.mark.parametrize("name", LOADERS)
 @pytest.mark.parametrize("surrogate", ["\\ud800", "\\udfff", "\\uDC00"])
 def test_lone_surrogate_names_file_line_and_character(
@@ -177,6 +179,7 @@ def test_lone_surrogate_names_file_line_and_character(
     assert LOADERS[name][0](path)
 
 
+@pytest.mark.fault("surrogate", "clear error")
 def test_lone_surrogate_in_a_json_file_names_it(tmp_path: Path) -> None:
     folder = tmp_path / "val"
     folder.mkdir()
@@ -184,6 +187,25 @@ def test_lone_surrogate_in_a_json_file_names_it(tmp_path: Path) -> None:
     (folder / "m1.json").write_text(meeting, encoding="utf-8")
     with pytest.raises(DataError, match=r"m1\.json: a lone surrogate \(U\+D800\) in field"):
         load_qmsum(folder)
+
+
+@pytest.mark.fault("surrogate", "clear error")
+@pytest.mark.parametrize("name", ["fables", "planted_answers"])
+def test_lone_surrogate_in_a_label_file_names_it(tmp_path: Path, name: str) -> None:
+    """Before: FABLES and the planted rater set loaded a lone surrogate silently."""
+    if name == "fables":
+        claims = {"0": {"claim": "The keeper counted ships.", "label": "Yes"}}
+        text = json.dumps({"The Keeper": {"GPT-4": {"summary": TEXT, "claims": claims}}})
+        path, field = tmp_path / "FABLES.json", "claim"
+    else:
+        text = bundled_planted_answers().read_text(encoding="utf-8")
+        path, field = tmp_path / "planted_answers.jsonl", "question"
+    load: Callable[[Path], object] = load_fables if name == "fables" else load_planted_answers
+    path.write_text(text, encoding="utf-8")
+    assert load(path)
+    path.write_text(text.replace(f'"{field}": "', f'"{field}": "\\ud800', 1), encoding="utf-8")
+    with pytest.raises(DataError, match=rf"{path.name}(:1)?: a lone surrogate \(U\+D800\) in"):
+        load(path)
 
 
 @pytest.mark.parametrize("name", LOADERS)
@@ -202,6 +224,7 @@ def test_bom_is_accepted(tmp_path: Path, name: str) -> None:
     assert got == expected and got
 
 
+@pytest.mark.fault("wordless_document", "clear error")
 @pytest.mark.parametrize("name", LOADERS)
 @pytest.mark.parametrize(
     "wordless", ["", "  \n\t ", "...", "\u2014 \u2014", "* * *", "\u3000\u3002"]
@@ -219,6 +242,7 @@ def test_wordless_document_is_rejected_naming_file_and_line(
     assert LOADERS[name][0](path)
 
 
+@pytest.mark.fault("duplicate_record", "clear error")
 @pytest.mark.parametrize("name", LOADERS)
 def test_a_repeated_record_is_refused_naming_both_lines(tmp_path: Path, name: str) -> None:
     """Before: the same record twice became the same samples twice (quality, narrativeqa,
@@ -231,6 +255,7 @@ def test_a_repeated_record_is_refused_naming_both_lines(tmp_path: Path, name: st
         LOADERS[name][0](path)
 
 
+@pytest.mark.fault("typed_ids", "clear error")
 @pytest.mark.parametrize(
     ("record", "says"),
     [
@@ -255,6 +280,7 @@ def test_a_book_id_used_twice_is_refused(tmp_path: Path) -> None:
         load_books(path)
 
 
+@pytest.mark.fault("wordless_document", "clear error")
 def test_wordless_txt_book(tmp_path: Path) -> None:
     book = tmp_path / "keeper.txt"
     book.write_text("Title: The Keeper\n\n... --- ...\n", encoding="utf-8")
@@ -383,10 +409,18 @@ def _planted_with(path: str, value: Any) -> dict[str, Any]:
     return record
 
 
+def _planted_case(field: str, value: Any) -> Any:
+    """One wrong-type case; `replaces: Infinity` crashed the judge-agreement run, the others
+    were accepted."""
+    crashed = field == "planted.0.replaces" and value == float("inf")
+    fault = "agreement_inputs" if crashed else "planted_support_types"
+    return pytest.param(field, value, marks=pytest.mark.fault(fault, "clear error"))
+
+
 @pytest.mark.parametrize(
     ("field", "value"),
     [
-        (f, v)
+        _planted_case(f, v)
         for f, values in {
             "planted.0.replaces": [1.5, True, "0", None, float("inf"), float("nan"), [0]],
             "sentences.0.supported_by.0": [0.0, True, "0", float("inf")],
@@ -410,6 +444,8 @@ def test_planted_support_fields_of_the_wrong_type(tmp_path: Path, field: str, va
         load_planted_support(path)
 
 
+@pytest.mark.fault("agreement_inputs", "clear error")  # a folder, a missing file
+@pytest.mark.fault("planted_support_types", "clear error")  # an empty file
 def test_planted_support_files_that_are_not_files(tmp_path: Path) -> None:
     with pytest.raises(DataError, match="is a folder"):
         load_planted_support(tmp_path)
@@ -543,6 +579,7 @@ def test_judge_labels_wrong_kind(tmp_path: Path) -> None:
         load_judge_labels(quality, kind="faithfulness")
 
 
+@pytest.mark.fault("oversize", "clear error")
 @pytest.mark.parametrize("name", LOADERS)
 def test_a_text_over_the_size_limit_is_refused(
     tmp_path: Path, name: str, monkeypatch: pytest.MonkeyPatch
@@ -559,6 +596,25 @@ def test_a_text_over_the_size_limit_is_refused(
         LOADERS[name][0](path)
 
 
+@pytest.mark.fault("oversize", "clear error")
+@pytest.mark.parametrize("name", ["summaries", "longformfact"])
+def test_a_summary_over_the_size_limit_is_refused(
+    tmp_path: Path, name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A score-only BooookScore summary and a LongFormFact summary: before, 50 MB of either
+    exhausted the memory or ran for minutes (benchmarks/text_limits.py)."""
+    monkeypatch.setenv("LONGFORM_MAX_TEXT_CHARS", "200")
+    summary = "The keeper counted the ships again. " * 20
+    record = {"id": "s1", "summary": summary} if name == "summaries" else _longformfact(TEXT)
+    record["summary"] = summary
+    path = tmp_path / f"{name}.jsonl"
+    path.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    load = load_summaries if name == "summaries" else load_longformfact
+    with pytest.raises(DataError, match=rf"{path.name}:1: field 'summary': 720 characters, more"):
+        load(path)
+
+
+@pytest.mark.fault("typed_ids", "clear error")
 @pytest.mark.parametrize("bad", [float("nan"), ["51201"], "  ", True, 1.5])
 def test_squality_passage_id_of_the_wrong_type_is_refused(tmp_path: Path, bad: Any) -> None:
     """Before: a NaN or list passage_id fell back to the uid silently."""
@@ -573,6 +629,7 @@ def test_squality_passage_id_of_the_wrong_type_is_refused(tmp_path: Path, bad: A
     assert [s.id for s in load_squality(path)] == ["u1:0"]
 
 
+@pytest.mark.fault("typed_ids", "clear error")
 @pytest.mark.parametrize("bad", ["", "   ", [1], 1.5])
 def test_multidoc_id_of_the_wrong_kind_is_refused(tmp_path: Path, bad: Any) -> None:
     path = tmp_path / "multidoc.jsonl"

@@ -135,6 +135,7 @@ def test_section_summaries_split_per_line(tmp_path: Path) -> None:
     ]
 
 
+@pytest.mark.fault("agreement_inputs", "counted")
 @pytest.mark.parametrize("wordless", ["...", " . . ", "\u2014"])
 def test_a_summary_without_words_is_counted_not_judged(tmp_path: Path, wordless: str) -> None:
     """Before: judge_agreement with kind=faithfulness raised on such a summary."""

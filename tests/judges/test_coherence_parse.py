@@ -219,6 +219,7 @@ def test_the_official_batched_prompts_items_are_read() -> None:
     assert judgements[4] == Judgement(confused=False)
 
 
+@pytest.mark.fault("batched_contradiction", "counted")
 def test_a_sentence_given_two_verdicts_is_unreadable() -> None:
     clean = {"sentence": 1, "confusion": False}
     flagged = {"sentence": 1, "confusion": True, "types": ["salience"]}

@@ -37,6 +37,7 @@ def test_p_yes_falls_back_to_text_then_none() -> None:
     assert p_yes_from_output(output_with_logprobs("Maybe", {"Maybe": -0.1, "Perhaps": -2})) is None
 
 
+@pytest.mark.fault("answer_not_yes_no", "counted")
 def test_p_yes_reads_whole_word_tokens_only() -> None:
     # "Notably" / "Nothing" / "Yesterday" merely start with no / yes: an answer that starts
     # with one is not read from its alternatives (the text decides, and these say nothing).

@@ -77,6 +77,7 @@ def test_rater_p_yes_reads_whole_word_tokens_only() -> None:
     assert _ask("YES", top).p_yes == pytest.approx(0.75)
 
 
+@pytest.mark.fault("answer_not_yes_no", "counted")
 @pytest.mark.parametrize("answer", ["Nothing differs", "Nope", "Correct."])
 def test_rater_never_reads_p_yes_from_alternatives_of_another_answer(answer: str) -> None:
     # Before: the "YES" alternative of a "Nope" answer read as P(yes) = 1 (LR-1 = 1).

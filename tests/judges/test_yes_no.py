@@ -27,6 +27,10 @@ def _out(top: dict[str, float], text: str = "x") -> ModelOutput:
     return output_with_logprobs(text, top)
 
 
+NOT_YES_NO = pytest.mark.fault("answer_not_yes_no", "counted")
+NON_FINITE = pytest.mark.fault("non_finite_logprob", "counted")
+
+
 @pytest.mark.parametrize(
     ("token", "word"),
     [
@@ -61,12 +65,17 @@ def test_tokens_count_only_as_whole_words(token: str, word: str | None) -> None:
         ("No.", {"No": math.log(0.6), " yes": math.log(0.2), "Not": -1.0}, 0.25),
         # The first token is not a yes or a no: nothing is read from the alternatives, however
         # much "Yes" they hold (an API judge answering "Nope", "Supported.", "The sentence ...").
-        ("Nope", {"Nope": -0.01, "Yes": -9.0}, None),
-        ("Notably, yes", {"Notably": math.log(0.6), "Yes": math.log(0.3), "No": -2.3}, None),
-        ("Not", {"Not": math.log(0.9), " yes": math.log(0.1)}, None),
-        ("Yesterday", {"Yesterday": math.log(0.7), "No": math.log(0.3)}, None),
-        ("Supported.", {"Supported": -0.2, "Yes": -1.8}, None),
-        ("The sentence is supported.", {"The": -0.1, "Yes": -2.5, "No": -4.0}, None),
+        *(
+            pytest.param(text, top, None, marks=NOT_YES_NO)
+            for text, top in [
+                ("Nope", {"Nope": -0.01, "Yes": -9.0}),
+                ("Notably, yes", {"Notably": math.log(0.6), "Yes": math.log(0.3), "No": -2.3}),
+                ("Not", {"Not": math.log(0.9), " yes": math.log(0.1)}),
+                ("Yesterday", {"Yesterday": math.log(0.7), "No": math.log(0.3)}),
+                ("Supported.", {"Supported": -0.2, "Yes": -1.8}),
+                ("The sentence is supported.", {"The": -0.1, "Yes": -2.5, "No": -4.0}),
+            ]
+        ),
         ("Yes", {"Not": -0.1, "Nothing": -2.0, "Yesterday": -3.0}, None),
     ],
 )
@@ -107,6 +116,7 @@ def test_markdown_and_line_breaks_before_the_answer_are_skipped() -> None:
     assert p_yes_from_logprobs(out) == pytest.approx(0.8)
 
 
+@pytest.mark.fault("hedged_answer", "counted")
 @pytest.mark.parametrize("text", ["Yes and no", "Yes\nNo", "No, but yes.", "Yes or no."])
 def test_hedged_answers_are_unreadable_with_log_probabilities_too(text: str) -> None:
     first = text.split()[0].rstrip(",")
@@ -114,7 +124,10 @@ def test_hedged_answers_are_unreadable_with_log_probabilities_too(text: str) -> 
     assert p_yes_from_output(_out({first: -0.1, "Yes": -3.0, "No": -3.0}, text)) is None
 
 
-@pytest.mark.parametrize("bad", [math.inf, math.nan, 0.5])
+@pytest.mark.parametrize(
+    "bad",
+    [pytest.param(math.inf, marks=NON_FINITE), pytest.param(math.nan, marks=NON_FINITE), 0.5],
+)
 def test_impossible_log_probabilities_are_unreadable(bad: float) -> None:
     assert p_yes_from_logprobs(_out({"Yes": bad, "No": -1.0}, "Yes")) is None
     assert p_yes_from_logprobs(_out({"No": -0.1, "Yes": bad}, "No")) is None
@@ -172,12 +185,14 @@ def test_faithfulness_judge_reads_whole_word_tokens() -> None:
     assert (value, source) == (1.0, "text")
 
 
+@pytest.mark.fault("answer_not_yes_no", "counted")
 @pytest.mark.parametrize("answer", ["Nope", "Supported.", "The sentence is backed by it."])
 def test_faithfulness_judge_never_reads_alternatives_of_another_answer(answer: str) -> None:
     first = answer.split()[0]
     assert _judge(answer, {first: -0.01, "Yes": -8.0}, logprobs=True) == (None, "missing")
 
 
+@pytest.mark.fault("hedged_answer", "counted")
 @pytest.mark.parametrize("answer", ["Yes and no", "No, but yes."])
 def test_faithfulness_judge_refuses_hedges_with_log_probabilities(answer: str) -> None:
     first = answer.split()[0].rstrip(",")
@@ -198,7 +213,7 @@ def test_text_answers_are_read_whole_not_cut_short() -> None:
 
 # ---- one reading everywhere: impossible log-probabilities, and generated answers ----------
 
-_BAD = [math.inf, math.nan, 0.5]
+_BAD = [pytest.param(math.inf, marks=NON_FINITE), pytest.param(math.nan, marks=NON_FINITE), 0.5]
 
 
 def _judged_with(monkeypatch: pytest.MonkeyPatch, module: str, output: ModelOutput) -> None:
@@ -270,6 +285,7 @@ def answers(draw: st.DrawFn) -> tuple[ModelOutput, str, str]:
     return _out(top, text), first, text
 
 
+@pytest.mark.fault("answer_not_yes_no", "counted")
 @settings(max_examples=300, deadline=None)
 @given(answers())
 def test_generated_answers_follow_the_one_rule(answer: tuple[ModelOutput, str, str]) -> None:

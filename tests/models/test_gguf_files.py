@@ -277,6 +277,17 @@ def test_models_prepare_reassembles_a_corrupt_cache(fake_models: dict[str, Model
     assert f"OK      parts  {path}" in again.output
 
 
+@pytest.mark.fault("cli_paths", "clear error")
+def test_models_prepare_names_a_folder_at_the_model_path(
+    fake_models: dict[str, ModelSpec],
+) -> None:
+    path = gguf_files.cached_model_path(fake_models["parts"])
+    path.mkdir(parents=True)
+    result = CliRunner().invoke(cli.main, ["models", "prepare", "parts"])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit | None)
+    assert f"{path} is a folder" in result.output
+
+
 def test_corrupt_in_package_file_names_the_reinstall_command(
     fake_models: dict[str, ModelSpec],
 ) -> None:

@@ -37,6 +37,7 @@ def test_unknown_name_is_a_clear_error() -> None:
         get_model("gguf/llama-9000", memoize=False)
 
 
+@pytest.mark.fault("cli_paths", "clear error")  # the model path that is a folder
 def test_corrupt_file_is_a_clear_error(tmp_path: Path) -> None:
     pytest.importorskip("xllamacpp")
     not_gguf = tmp_path / "weights.gguf"

@@ -67,6 +67,7 @@ def folder(tmp_path: Path) -> tuple[Path, Path]:
     return logs, good
 
 
+@pytest.mark.fault("leaderboard_input", "counted")
 def test_unreadable_logs_are_skipped_with_their_reasons(folder: tuple[Path, Path]) -> None:
     logs, good = folder
     board = build_leaderboard(logs)
@@ -79,6 +80,7 @@ def test_unreadable_logs_are_skipped_with_their_reasons(folder: tuple[Path, Path
     assert {n for n in BAD_FILES if n.endswith(".eval")} <= set(reasons)
 
 
+@pytest.mark.fault("leaderboard_input", "clear error")
 def test_only_unreadable_logs_is_an_error_naming_them(tmp_path: Path) -> None:
     logs = tmp_path / "logs"
     logs.mkdir()
@@ -87,6 +89,7 @@ def test_only_unreadable_logs_is_an_error_naming_them(tmp_path: Path) -> None:
         build_leaderboard(logs)
 
 
+@pytest.mark.fault("leaderboard_input", "clear error")
 def test_the_command_reports_skips_and_refuses_an_out_that_is_a_file(
     folder: tuple[Path, Path], tmp_path: Path
 ) -> None:

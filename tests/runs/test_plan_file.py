@@ -87,25 +87,42 @@ args = { data = "data/q.jsonl", strategy = "full" }
             ("    limit: 2\n", f"    limit: 2\n  - {{task: quality, args: {{data: {QUALITY}}}}}\n"),
             "share the name quality",
         ),
-        # list-valued mappings, bad values, non-finite prices: errors, not TypeErrors
-        (("args: {chunk_size: 512}", "args: [chunk_size, 512]"), "tasks[0].args must be a mapping"),
-        (("args: {default_response: hi}", "args: [hi]"), "models[1].args must be a mapping"),
-        (("mode: sentence}", "mode: sentence, args: [1]}"), "`judge.args` must be a mapping"),
-        (("{chunk_size: 512}", "{chunk_size: big}"), "chunk_size='big': Input should be"),
-        (("{chunk_size: 512}", "{chunk_size: -5}"), "chunk_size=-5: must be a positive integer"),
-        (
-            ("budget: {tokens: 1000}", "budget: {money: .nan}"),
-            "`budget.money` must be a positive finite number",
+        # list-valued mappings, bad values, non-finite prices: errors, not TypeErrors (issue 35)
+        *(
+            pytest.param(change, message, marks=pytest.mark.fault("plan_file", "clear error"))
+            for change, message in [
+                (
+                    ("args: {chunk_size: 512}", "args: [chunk_size, 512]"),
+                    "tasks[0].args must be a mapping",
+                ),
+                (
+                    ("args: {default_response: hi}", "args: [hi]"),
+                    "models[1].args must be a mapping",
+                ),
+                (
+                    ("mode: sentence}", "mode: sentence, args: [1]}"),
+                    "`judge.args` must be a mapping",
+                ),
+                (("{chunk_size: 512}", "{chunk_size: big}"), "chunk_size='big': Input should be"),
+                (
+                    ("{chunk_size: 512}", "{chunk_size: -5}"),
+                    "chunk_size=-5: must be a positive integer",
+                ),
+                (
+                    ("budget: {tokens: 1000}", "budget: {money: .nan}"),
+                    "`budget.money` must be a positive finite number",
+                ),
+                (
+                    ("budget: {tokens: 1000}", "prices: {scripted/a: {input: .nan, output: 1}}"),
+                    "prices['scripted/a'].input must be a finite number",
+                ),
+                (
+                    ("budget: {tokens: 1000}", "prices: {scripted/a: {input: [1], output: 1}}"),
+                    "prices['scripted/a'].input must be a finite number",
+                ),
+                (("name: demo", "name: demo\nlog_dir: [a]"), "`log_dir` must be a folder path"),
+            ]
         ),
-        (
-            ("budget: {tokens: 1000}", "prices: {scripted/a: {input: .nan, output: 1}}"),
-            "prices['scripted/a'].input must be a finite number",
-        ),
-        (
-            ("budget: {tokens: 1000}", "prices: {scripted/a: {input: [1], output: 1}}"),
-            "prices['scripted/a'].input must be a finite number",
-        ),
-        (("name: demo", "name: demo\nlog_dir: [a]"), "`log_dir` must be a folder path"),
     ],
 )
 def test_bad_plans_are_refused_naming_the_fault(
@@ -127,6 +144,7 @@ def test_self_judging_needs_saying(tmp_path: Path) -> None:
     assert read_plan(write(tmp_path, unset)).judge.model is None
 
 
+@pytest.mark.fault("plan_file", "clear error")
 def test_yaml_limits_and_a_log_dir_that_is_a_file(tmp_path: Path) -> None:
     deep = "models: " + "[" * 200 + "]" * 200 + "\n"
     with pytest.raises(PlanError, match="nested deeper than 32 levels"):
@@ -168,3 +186,16 @@ def test_the_command_reports_a_bad_plan_in_one_line(tmp_path: Path) -> None:
     missing = write(tmp_path, GOOD.replace("samples: [the_frost_hold]", "samples: [no_such_book]"))
     result = CliRunner().invoke(main, ["run", str(missing), "--dry-run"])
     assert result.exit_code == 1 and "no sample no_such_book" in result.output
+
+
+@pytest.mark.fault("plan_file", "clear error")
+def test_a_model_argument_the_model_refuses_is_a_message(tmp_path: Path) -> None:
+    """`latency: .nan` for a scripted model: before, the run failed at the first call."""
+    from click.testing import CliRunner
+
+    from longform_evals.cli import main
+
+    nan = GOOD.replace("{default_response: hi}", "{default_response: hi, latency: .nan}")
+    result = CliRunner().invoke(main, ["run", str(write(tmp_path, nan))])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit | None)
+    assert "latency must be a finite number" in result.output

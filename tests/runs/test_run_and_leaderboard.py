@@ -343,6 +343,7 @@ def test_a_failed_cell_is_a_partial_row(tmp_path: Path, finished: tuple[Path, Pa
     assert any("error: shown as a partial row" in why for _, why in board.skipped)
 
 
+@pytest.mark.fault("interrupted_run", "clear error")
 def test_a_stopped_run_names_its_unfinished_cells_and_fails(
     finished: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:

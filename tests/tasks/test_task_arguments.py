@@ -122,6 +122,7 @@ def test_the_table_covers_every_kind_of_parameter() -> None:
     }
 
 
+@pytest.mark.fault("task_argument", "clear error")
 @pytest.mark.parametrize(("task", "name", "value", "says"), BAD_VALUES)
 def test_a_bad_value_is_refused_at_creation(task: str, name: str, value: Any, says: str) -> None:
     with pytest.raises(TaskParameterError) as caught:
@@ -131,6 +132,7 @@ def test_a_bad_value_is_refused_at_creation(task: str, name: str, value: Any, sa
     assert isinstance(caught.value, ValueError)
 
 
+@pytest.mark.fault("task_argument", "clear error")
 def test_an_error_is_printed_by_inspect_as_a_message(monkeypatch: pytest.MonkeyPatch) -> None:
     from longform_evals import inspect_private
 

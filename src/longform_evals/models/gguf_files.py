@@ -432,6 +432,11 @@ def assemble_model(spec: ModelSpec, parts: list[Path], progress: Progress | None
 def _assemble(
     spec: ModelSpec, parts: list[Path], target: Path, progress: Progress | None = None
 ) -> Path:
+    if target.exists() and not target.is_file():  # checked before copying gigabytes
+        raise ModelFileError(
+            f"{target} is a folder (or another non-file) where the assembled model belongs: "
+            "remove it and prepare again"
+        )
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(f"{target.name}.{os.getpid()}.partial")
     digest = hashlib.sha256()

@@ -94,8 +94,17 @@ def build_plan(plan: Plan) -> list[BuiltVariant]:
     return [build_variant(plan, v) for v in plan.variants]
 
 
-def _models(plan: Plan) -> list[Model]:
-    return [get_model(m.name, **dict(m.args)) for m in plan.models]
+def open_models(plan: Plan) -> tuple[list[Model], dict[str, str | Model]]:
+    """The plan's models and its judge role, built before anything runs, so that a model
+    refusing its arguments stops the run with its message rather than mid-run.
+
+    Raises:
+        ValueError, TypeError: from a model provider refusing the plan's arguments.
+    """
+    roles: dict[str, str | Model] = {}
+    if plan.judge.model is not None:
+        roles["grader"] = get_model(plan.judge.model, **dict(plan.judge.args))
+    return [get_model(m.name, **dict(m.args)) for m in plan.models], roles
 
 
 def estimate_lines(plan: Plan, built: list[BuiltVariant]) -> list[str]:
@@ -146,18 +155,20 @@ def spent_in(log_dir: Path, prices: Mapping[str, Any]) -> tuple[int, float]:
 
 
 def run_plan(
-    plan: Plan, built: list[BuiltVariant], **eval_options: Any
+    plan: Plan,
+    built: list[BuiltVariant],
+    opened: tuple[list[Model], dict[str, str | Model]] | None = None,
+    **eval_options: Any,
 ) -> tuple[bool, list[EvalLog]]:
-    """Run the plan's grid as one eval set; True when every cell finished."""
-    roles: dict[str, str | Model] = {}
-    if plan.judge.model is not None:
-        roles["grader"] = get_model(plan.judge.model, **dict(plan.judge.args))
+    """Run the plan's grid as one eval set (with `opened`: the models `open_models` built);
+    True when every cell finished."""
+    models, roles = opened or open_models(plan)
     LEDGER.max_tokens, LEDGER.max_money = plan.budget_tokens, plan.budget_money
     LEDGER.prices = plan.prices
     LEDGER.tokens, LEDGER.money = spent_in(plan.log_dir, plan.prices)
     options: dict[str, Any] = {
         "log_dir": str(plan.log_dir),
-        "model": _models(plan),
+        "model": models,
         "model_roles": roles or None,
         "epochs": plan.epochs,
         "metadata": {PLAN_METADATA: plan.name},
