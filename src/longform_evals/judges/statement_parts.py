@@ -130,8 +130,7 @@ async def judge_with_parts(ask: Ask, texts: list[str], statements: list[str]) ->
     so a text's prompts stay together), and keep per pair the least support."""
     parts = [statement_parts(s) for s in statements]
     columns = {s: i for i, s in enumerate(statements)}
-    extra = [p for ps in parts for p in ps if p not in columns]
-    extra = list(dict.fromkeys(extra))
+    extra = list(dict.fromkeys(p for ps in parts for p in ps if p not in columns))
     for p in extra:
         columns[p] = len(columns)
     asked = await ask(texts, statements + extra)
