@@ -338,12 +338,13 @@ async def main() -> None:
         }
         if args.write:
             target = Path(str(resources.files("longform_evals.judges"))) / "calibration"
-            kind = calibration_kind(args.layout)
+            kind = calibration_kind(args.layout, ProbeSettings().template)
             path = target / f"{kind}_{calibration_name(args.model)}.json"
             payload = {
                 "model": args.model,
                 "made_by": f"benchmarks/booookscore_judge.py --layout {args.layout} --calibrate",
                 "layout": args.layout,
+                "probe_template": ProbeSettings().template,
                 "data": "planted_errors.jsonl, calibration split (s01-s06)",
                 "target_false_flag_rate": args.target_fpr,
                 "min_gain": args.min_gain,

@@ -82,6 +82,10 @@ def load_books(path: Path) -> list[Book]:
     return books
 
 
+PROBE_TEMPLATE = "probe_unfenced"
+"""The probe prompt the fitted judge's probe answers were collected with (and its file names)."""
+
+
 async def collect(books: Sequence[Book], out: Path, model_name: str) -> None:
     from inspect_ai.model import get_model
 
@@ -91,7 +95,7 @@ async def collect(books: Sequence[Book], out: Path, model_name: str) -> None:
             row = json.loads(line)
             done.add((row["book"], row["index"]))
     model = get_model(model_name)
-    settings = ProbeSettings()
+    settings = ProbeSettings(template=PROBE_TEMPLATE)
     start = time.perf_counter()
     with out.open("a", encoding="utf-8") as f:
         for book in books:
@@ -347,7 +351,7 @@ def shipped_probe(
     table: Table, probes: dict[tuple[str, int], dict[str, float | None]]
 ) -> tuple[FloatArray, npt.NDArray[np.bool_]]:
     """The packaged probe judge's P(confusion) and flags, as `probe_summary` reads them."""
-    thresholds, _ = thresholds_for(MODEL, ProbeSettings())
+    thresholds, _ = thresholds_for(MODEL, ProbeSettings(template=PROBE_TEMPLATE))
     p = np.zeros(len(table.y))
     flags = np.zeros(len(table.y), dtype=bool)
     for k, key in enumerate(zip(table.books, table.index, strict=True)):
@@ -468,7 +472,7 @@ TEXT_TYPES = {
 def variants() -> dict[str, tuple[Fitter, list[str]]]:
     """Each fitted variant: how it is fitted, and its features (`probe:<name>` or a text
     signal)."""
-    thresholds = thresholds_for(MODEL, ProbeSettings())[0]
+    thresholds = thresholds_for(MODEL, ProbeSettings(template=PROBE_TEMPLATE))[0]
     shipped = [f"probe:{p.name}" for p in PROBES if thresholds[p.name].enabled]
     every = [f"probe:{p.name}" for p in PROBES]
     text = list(FEATURES)
@@ -538,6 +542,7 @@ def write(text: Table, probed: Table, variant: str, cv: dict[str, Any], data_nam
         f"people), probes on {len(set(probed.books))} of them ({len(probed.y)} sentences); "
         "the first books of the judge cards' budget were left out",
         "variant": variant,
+        "probe_template": PROBE_TEMPLATE,
         "features": model.features,
         "mean": [round(float(v), 6) for v in model.mean],
         "scale": [round(float(v), 6) for v in model.scale],

@@ -72,6 +72,7 @@ def test_the_first_sentence_has_no_probe_signal() -> None:
         ({"scale": [0.25, 0.0, 0.2]}, "scale must be positive"),
         ({"features": ["probe:nosuch", "new_names", "overlap_previous"]}, "unknown features"),
         ({"intercept": "high"}, "malformed"),
+        ({"probe_template": "fenced"}, "unknown probe_template 'fenced'"),
     ],
 )
 def test_a_malformed_file_is_refused_naming_the_problem(
@@ -104,6 +105,30 @@ def test_the_judge_asks_only_the_probes_its_file_names(tmp_path: Path) -> None:
     assert len(FEATURES) == len(TEXT_ROW)
 
 
+@pytest.mark.parametrize(("template", "readable"), [(None, True), ("probe", False)])
+def test_the_judge_asks_with_the_prompt_its_weights_were_fitted_on(
+    tmp_path: Path, template: str | None, readable: bool
+) -> None:
+    """Whatever the settings say: a file without `probe_template` predates the fence."""
+    path = tmp_path / "fitted.json"
+    path.write_text(json.dumps(_file() | ({"probe_template": template} if template else {})))
+    fitted = load_fitted("gguf/x", str(path))
+    assert fitted is not None
+    judge = get_model(
+        "scripted/probe",
+        rules=[
+            {"pattern": "<sentence>", "response": "Maybe"},  # the fenced prompt
+            {"pattern": ".", "response": "No", "top_logprobs": {"No": -0.1, "Yes": -2.5}},
+        ],
+        memoize=False,
+    )
+    settings = ProbeSettings(cache=False, template="probe")
+    verdicts, _ = asyncio.run(
+        fitted_summary(judge, ["Mara keeps it.", "Zorb too."], settings, fitted)
+    )
+    assert verdicts[1].parsed is readable
+
+
 def test_the_scorer_refuses_fitted_mode_without_a_file() -> None:
     from longform_evals.scorers.booookscore import CoherenceJudging
 
@@ -126,8 +151,9 @@ def test_the_packaged_fitted_judge_is_readable_and_asks_the_calibrated_probes() 
 
     fitted = load_fitted("gguf/qwen2.5-coder-1.5b")
     assert fitted is not None and fitted.source.startswith("packaged")
-    # The same calls as probe mode, so a recording of probe mode replays it too.
-    on, _ = thresholds_for("gguf/qwen2.5-coder-1.5b", ProbeSettings())
+    # Fitted on the unfenced probe prompt's answers, with that calibration's probes.
+    assert fitted.probe_template == "probe_unfenced"
+    on, _ = thresholds_for("gguf/qwen2.5-coder-1.5b", ProbeSettings(template="probe_unfenced"))
     assert set(fitted.probes) == {name for name, t in on.items() if t.enabled}
     assert 0.0 < fitted.threshold < 1.0
     assert load_fitted("replay/qwen2.5-coder-1.5b") == fitted

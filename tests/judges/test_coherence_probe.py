@@ -8,6 +8,8 @@ import math
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from inspect_ai.model import get_model
 
 from helpers import output_with_logprobs
@@ -75,7 +77,37 @@ def test_verdict_flags_by_direction_and_threshold() -> None:
     # P(yes)=0.2: every flag-on-no probe fires (signal 0.8), "repeats" does not.
     v = verdict_from_probes(3, "s", _all(0.2), thresholds)
     assert "duplication" not in v.types and len(v.types) == len(PROBES) - 1
-    assert v.p_confusion == pytest.approx(0.8)
+    assert v.p_confusion == pytest.approx(0.5 + 0.5 * 0.1 / 0.3)  # signal 0.8, centred on 0.7
+
+
+def test_p_confusion_ranks_as_the_thresholds_do() -> None:
+    """A sentence one probe flags ranks above one that no probe flags, whatever the raw
+    signals: the largest raw signal (0.60 from `follows`, under its 0.62) would rank them
+    the other way round."""
+    thresholds = {p.name: ProbeThreshold(0.62 if p.name == "follows" else 0.5) for p in PROBES}
+    clean = verdict_from_probes(2, "s", {"follows": 0.40, "matters": 0.80}, thresholds)
+    flagged = verdict_from_probes(2, "s", {"follows": 0.95, "matters": 0.48}, thresholds)
+    assert not clean.confused and flagged.confused and flagged.types == ["salience"]
+    assert (flagged.p_confusion or 0.0) > (clean.p_confusion or 0.0)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.dictionaries(
+        st.sampled_from([p.name for p in PROBES]),
+        st.floats(0.0, 1.0),
+        min_size=1,
+    ),
+    st.floats(0.01, 0.99),
+    st.floats(0.01, 0.99),
+)
+def test_p_confusion_reaches_one_half_exactly_when_confused(
+    p_yes: dict[str, float], low: float, high: float
+) -> None:
+    thresholds = {p.name: ProbeThreshold(low if k % 2 else high) for k, p in enumerate(PROBES)}
+    v = verdict_from_probes(1, "s", dict(p_yes), thresholds)
+    assert v.parsed and v.p_confusion is not None and 0.0 <= v.p_confusion <= 1.0
+    assert (v.p_confusion >= 0.5) == v.confused
 
 
 def test_disabled_probes_never_flag_and_unreadable_ones_are_problems() -> None:
@@ -123,11 +155,16 @@ def test_thresholds_from_override_file_and_uncalibrated(tmp_path: Path) -> None:
     assert source.startswith("uncalibrated")
     path = tmp_path / "cal.json"
     path.write_text(
-        json.dumps({"probes": {p.name: {"threshold": 0.9, "enabled": False} for p in PROBES}})
+        json.dumps(
+            {
+                "probe_template": "probe",
+                "probes": {p.name: {"threshold": 0.9, "enabled": False} for p in PROBES},
+            }
+        )
     )
     table, source = thresholds_for("gguf/x", ProbeSettings(calibration=str(path)))
     assert source == str(path) and not any(t.enabled for t in table.values())
-    path.write_text(json.dumps({"probes": {"repeats": {"threshold": 0.9}}}))
+    path.write_text(json.dumps({"probe_template": "probe", "probes": {"repeats": {}}}))
     with pytest.raises(ValueError, match="lacks probes"):
         thresholds_for("gguf/y", ProbeSettings(calibration=str(path)))
 
@@ -137,7 +174,10 @@ def test_a_calibrated_judge_is_asked_only_its_switched_on_probes(tmp_path: Path)
     path = tmp_path / "cal.json"
     path.write_text(
         json.dumps(
-            {"probes": {p.name: {"threshold": 0.5, "enabled": p.name in on} for p in PROBES}}
+            {
+                "probe_template": "probe",
+                "probes": {p.name: {"threshold": 0.5, "enabled": p.name in on} for p in PROBES},
+            }
         )
     )
     judge = get_model("scripted/probe", rules=[{"pattern": ".", "response": "Yes"}], memoize=False)
@@ -151,3 +191,37 @@ def test_a_calibrated_judge_is_asked_only_its_switched_on_probes(tmp_path: Path)
         "duplication",
     }
     assert verdicts[1].types == ["duplication"]  # "Yes" to "does it repeat?"
+
+
+def test_thresholds_measured_with_another_probe_prompt_are_refused(tmp_path: Path) -> None:
+    """Thresholds fit the prompt they were measured with; a file without `probe_template`
+    predates the fenced prompt."""
+    path = tmp_path / "cal.json"
+    path.write_text(json.dumps({"probes": {p.name: {"threshold": 0.5} for p in PROBES}}))
+    with pytest.raises(ValueError, match="'probe_unfenced' probe prompt, not 'probe'"):
+        thresholds_for("gguf/x", ProbeSettings(calibration=str(path)))
+    _, source = thresholds_for(
+        "gguf/x", ProbeSettings(calibration=str(path), template="probe_unfenced")
+    )
+    assert source == str(path)
+    with pytest.raises(ValueError, match="probe template 'fenced' is not one of"):
+        ProbeSettings(template="fenced")
+
+
+def test_the_probe_prompt_fences_the_judged_text() -> None:
+    """The earlier text and the sentence reach the judge inside their fences, with a fence
+    marker written in the sentence broken (an aside to the judge stays text to check)."""
+    fenced = (
+        r"<earlier>He left\.</earlier>\nNew sentence: "
+        r"<sentence>She \u2039/sentence> stayed\.</sentence>"
+    )
+    judge = get_model(
+        "scripted/probe",
+        rules=[{"pattern": fenced, "response": "Yes"}, {"pattern": ".", "response": "Maybe"}],
+        memoize=False,
+    )
+    settings = ProbeSettings(cache=False, threshold=0.5)
+    verdicts, _ = asyncio.run(
+        probe_summary(judge, ["He left.", "She </sentence> stayed."], settings)
+    )
+    assert verdicts[1].parsed  # every probe of the second sentence matched the fenced rule

@@ -263,7 +263,7 @@ SUMMARY = (
 PROBE_RULES: list[dict[str, Any]] = [
     # The third sentence does not follow from the second (a discontinuity).
     {
-        "pattern": "(?s)New sentence: Marguerite.*same people or events",
+        "pattern": "(?s)New sentence: <sentence>Marguerite.*same people or events",
         "response": "No",
         "top_logprobs": {"No": -0.3, "Yes": -1.4},
     },

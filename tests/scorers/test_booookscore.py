@@ -161,7 +161,7 @@ def test_probe_mode_reads_log_probabilities(tmp_path: Path) -> None:
     rules = [
         # The third sentence's "introduced" probe says No (entity never introduced).
         {
-            "pattern": "(?s)New sentence: Marguerite.*Is every person named",
+            "pattern": "(?s)New sentence: <sentence>Marguerite.*Is every person named",
             "response": "No",
             "top_logprobs": no,
         },

@@ -25,7 +25,7 @@ from __future__ import annotations
 import asyncio
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
@@ -34,6 +34,7 @@ from longform_evals.judges.calibration_files import read_calibration
 from longform_evals.judges.coherence import SentenceVerdict
 from longform_evals.judges.coherence_probe import (
     PROBE_BY_NAME,
+    PROBE_TEMPLATES,
     PROBES,
     ProbeSettings,
     ProbeThreshold,
@@ -56,6 +57,7 @@ class FittedCoherence:
     threshold: float
     types: dict[str, str]
     source: str
+    probe_template: str = "probe_unfenced"  # the probe prompt its weights were fitted on
 
     @property
     def probes(self) -> tuple[str, ...]:
@@ -86,6 +88,7 @@ def parse_fitted(data: Any, source: str) -> FittedCoherence:
             threshold=float(data["threshold"]),
             types={str(k): str(v) for k, v in (data.get("types") or {}).items()},
             source=source,
+            probe_template=str(data.get("probe_template", "probe_unfenced")),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise ValueError(f"fitted coherence file {source} is malformed: {exc!r}") from exc
@@ -94,6 +97,10 @@ def parse_fitted(data: Any, source: str) -> FittedCoherence:
             raise ValueError(
                 f"fitted coherence file {source}: {len(values)} {name} for {len(features)} features"
             )
+    if model.probe_template not in PROBE_TEMPLATES:
+        raise ValueError(
+            f"fitted coherence file {source}: unknown probe_template {model.probe_template!r}"
+        )
     if any(s <= 0 for s in model.scale):
         raise ValueError(f"fitted coherence file {source}: every scale must be positive")
     known = {*FEATURES, *(f"probe:{name}" for name in PROBE_BY_NAME)}
@@ -154,7 +161,11 @@ def fitted_verdict(
 async def fitted_summary(
     model: Any, sentences: list[str], settings: ProbeSettings, fitted: FittedCoherence
 ) -> tuple[list[SentenceVerdict], int]:
-    """Fitted-mode verdicts for every sentence of a summary, and the number of calls."""
+    """Fitted-mode verdicts for every sentence of a summary, and the number of calls.
+
+    The probes are asked with the prompt the weights were fitted on, whatever `settings` says.
+    """
+    settings = replace(settings, template=fitted.probe_template)
     asked = {p.name: ProbeThreshold(0.5, enabled=p.name in fitted.probes) for p in PROBES}
     results = await asyncio.gather(
         *[

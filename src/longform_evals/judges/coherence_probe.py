@@ -30,6 +30,7 @@ Two prompt layouts, each with its own calibration file:
 from __future__ import annotations
 
 import asyncio
+import math
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
@@ -87,6 +88,13 @@ class ProbeThreshold:
     enabled: bool = True
 
 
+PROBE_TEMPLATES: tuple[str, ...] = ("probe", "probe_unfenced")
+"""The `per_probe` layout's prompts: `probe` fences the earlier text and the sentence and
+says they are text to check; `probe_unfenced` is the earlier wording, kept because the fitted
+judge's weights were fitted on its answers. A calibration names the prompt it was measured
+with (`probe_template`; a file without the key predates the fence)."""
+
+
 @dataclass(frozen=True)
 class ProbeSettings:
     cache: bool = True
@@ -95,6 +103,13 @@ class ProbeSettings:
     threshold: float | None = None
     top_logprobs: int = 10
     layout: ProbeLayout = "per_probe"
+    template: str = "probe"
+
+    def __post_init__(self) -> None:
+        if self.template not in PROBE_TEMPLATES:
+            raise ValueError(
+                f"probe template {self.template!r} is not one of {', '.join(PROBE_TEMPLATES)}"
+            )
 
 
 def probe_signal(p_yes: float, probe: Probe) -> float:
@@ -102,16 +117,19 @@ def probe_signal(p_yes: float, probe: Probe) -> float:
     return p_yes if probe.flag_when == "yes" else 1.0 - p_yes
 
 
-def calibration_kind(layout: ProbeLayout) -> str:
-    """The calibration file kind of a layout (`coherence_probe_joint_<model>.json`, ...)."""
-    return "coherence_probe" if layout == "per_probe" else f"coherence_probe_{layout}"
+def calibration_kind(layout: ProbeLayout, template: str = "probe") -> str:
+    """The calibration file kind of a layout and prompt (`coherence_probe_joint_<model>.json`,
+    `coherence_probe_unfenced_<model>.json`, ...)."""
+    if layout == "joint":
+        return f"coherence_probe_{layout}"
+    return "coherence_probe" if template == "probe" else f"coherence_{template}"
 
 
 @lru_cache(maxsize=16)
 def _load_calibration_file(
-    path: str | None, model: str, layout: ProbeLayout
+    path: str | None, model: str, layout: ProbeLayout, template: str
 ) -> tuple[dict[str, Any], str] | None:
-    return read_calibration(calibration_kind(layout), model, path)
+    return read_calibration(calibration_kind(layout, template), model, path)
 
 
 def asked_probes(layout: ProbeLayout) -> tuple[str, ...]:
@@ -130,7 +148,7 @@ def thresholds_for(model: str, settings: ProbeSettings) -> tuple[dict[str, Probe
             {p.name: ProbeThreshold(settings.threshold, p.name in asked) for p in PROBES},
             f"threshold={settings.threshold}",
         )
-    loaded = _load_calibration_file(settings.calibration, model, settings.layout)
+    loaded = _load_calibration_file(settings.calibration, model, settings.layout, settings.template)
     if loaded is None:
         # No calibration for this judge: the neutral point, and the metadata says so.
         return (
@@ -138,6 +156,12 @@ def thresholds_for(model: str, settings: ProbeSettings) -> tuple[dict[str, Probe
             "uncalibrated (0.5)",
         )
     data, source = loaded
+    measured_with = data.get("probe_template", "probe_unfenced")
+    if settings.layout == "per_probe" and measured_with != settings.template:
+        raise ValueError(
+            f"calibration {source} was measured with the {measured_with!r} probe prompt, not "
+            f"{settings.template!r}: recalibrate (benchmarks/booookscore_judge.py --calibrate)"
+        )
     probes = data.get("probes", {})
     missing = [name for name in asked if name not in probes]
     if missing:
@@ -177,7 +201,7 @@ async def probe_sentence(
         if (index > 0 or not p.needs_earlier)
         and (only_enabled is None or only_enabled[p.name].enabled)
     ]
-    frame = load_prompt("booookscore", "probe", settings.prompts_dir)
+    frame = load_prompt("booookscore", settings.template, settings.prompts_dir)
     earlier = " ".join(sentences[:index]) or _NO_EARLIER_TEXT
     config = GenerateConfig(
         temperature=0.0, max_tokens=1, logprobs=True, top_logprobs=settings.top_logprobs
@@ -263,6 +287,7 @@ def verdict_from_probes(
     answer, and at least one asked probe did: a partial verdict is a parse failure, with the
     unreadable probes named in `problems`, so the scorer leaves the sentence out of the score.
     A sentence no switched-on probe applies to (nothing asked) is read as clean.
+    `p_confusion` is the largest :func:`centred` signal: at least 0.5 exactly when confused.
     An unreadable disabled probe is noted in `problems` but does not stop the reading.
     """
     verdict = SentenceVerdict(index=index, sentence=sentence, attempts=len(p_yes))
@@ -296,8 +321,24 @@ def verdict_from_probes(
     ]
     verdict.types = [p.error_type for p, s in active_signals if s >= thresholds[p.name].threshold]
     verdict.confused = bool(verdict.types)
-    verdict.p_confusion = max((s for _, s in active_signals), default=0.0)
+    verdict.p_confusion = max(
+        (centred(s, thresholds[p.name].threshold) for p, s in active_signals), default=0.0
+    )
     return verdict
+
+
+def centred(signal: float, threshold: float) -> float:
+    """A probe's signal rescaled so that its threshold sits at 0.5, monotone on each side.
+
+    The probes' thresholds differ (0.49 to 0.62 for the 1.5B judge), so the largest raw signal
+    can rank a sentence no probe flags above one that a probe does. Rescaled, the largest
+    value over a sentence's probes reaches 0.5 exactly when the verdict is confused, and it
+    ranks sentences as the thresholds do; each probe's own ranking is unchanged.
+    """
+    if signal >= threshold:
+        return 1.0 if threshold >= 1.0 else 0.5 + 0.5 * (signal - threshold) / (1.0 - threshold)
+    # Below 0.5 even when rounding would make a signal a hair under its threshold 0.5.
+    return min(0.5 * signal / threshold, math.nextafter(0.5, 0.0))
 
 
 async def probe_summary(

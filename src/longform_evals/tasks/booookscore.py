@@ -97,7 +97,7 @@ def booookscore(
             dataset=MemoryDataset(load_summaries(data), name="booookscore_given"),
             solver=given_summary(),
             scorer=scorers,
-            version="1.1.0",
+            version="1.2.0",
         )
     check_strategy(strategy, get_args(Strategy))
     return Task(
@@ -115,5 +115,5 @@ def booookscore(
             ),
         ),
         scorer=scorers,
-        version="1.1.0",
+        version="1.2.0",
     )
