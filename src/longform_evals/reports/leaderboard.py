@@ -23,69 +23,23 @@ from inspect_ai.log import EvalSample
 from longform_evals.analysis.intervals import Interval, bootstrap_interval, shared_ranks
 from longform_evals.judges.calibration_files import read_calibration
 from longform_evals.judges.cards import card_headline
+from longform_evals.log_keys import BUDGET_ERROR, PLAN_METADATA
 from longform_evals.models.step_usage import step_usage
 from longform_evals.scorers.results import result_values
+from longform_evals.tasks.card import Headline
+from longform_evals.tasks.cards import TASK_CARDS
 
-PLAN_METADATA = "longform_plan"
-"""Task metadata key written by ``longform run`` (plan, variant, judge)."""
-BUDGET_ERROR = "longform budget exhausted"
-"""Words in the error of a sample that ``longform run``'s budget did not start."""
 PARSE_FLAG = 0.10
 """A row whose parse-failure rate is above this is flagged."""
 
 
-@dataclass(frozen=True)
-class Metric:
-    """A headline metric: one result of a key of one scorer's value, as the log records it."""
+Metric = Headline
+"""A headline column of the leaderboard (`tasks.card.Headline`)."""
 
-    scorer: str
-    key: str
-    label: str
-    higher_is_better: bool = True
-    scale: float = 1.0
-    result: str = "point"
-    """Which of the key's results (`scorers.results.result_values`): ``point`` (its mean,
-    accuracy or count; the interval is a bootstrap over the per-sample values), or a metric's
-    own result such as ``bacc_avg`` (no per-sample values: no interval, no rank)."""
-
-    @property
-    def per_sample(self) -> bool:
-        return self.result == "point"
-
-
-_READING_QA = [
-    Metric("llm_raters", "lr1", "LR-1", scale=100),
-    Metric("llm_raters", "lr2", "LR-2", scale=100),
-    Metric("rouge", "rougeL", "ROUGE-L", scale=100),
-]
-_NARRATIVE = [
-    Metric("rouge", "rougeL", "ROUGE-L", scale=100),
-    Metric("bertscore", "bertscore_f1", "BERTScore F1", scale=100),
-    Metric("length_control", "within", "LAR", scale=100),
-    Metric("booookscore", "booookscore", "BooookScore"),
-]
-_FAITHFULNESS = [
-    Metric("faithfulness", "faithfulness", "faithfulness", scale=100),
-    Metric("faithfulness", "max_mean", "max/mean", scale=100),
-    Metric("faithfulness", "max_min", "max/min", scale=100),
-]
-_META_EVALUATION = [
-    Metric("faithfulness", "faithfulness", "BACC", result="bacc_avg"),
-    Metric("faithfulness", "faithfulness", "AUC", result="auc_avg"),
-    Metric("faithfulness", "max_mean", "max/mean BACC", result="bacc_avg"),
-    Metric("faithfulness", "max_min", "max/min BACC", result="bacc_avg"),
-]
 HEADLINES: dict[str, list[Metric]] = {
-    "booookscore": [Metric("booookscore", "booookscore", "BooookScore")],
-    "quality": [Metric("choice_accuracy", "correct", "accuracy", scale=100)],
-    "narrativeqa": _READING_QA,
-    "qmsum": _READING_QA,
-    "squality": _NARRATIVE,
-    "booksum": _NARRATIVE,
-    "longformfact": _META_EVALUATION,
-    "positional_bias": _FAITHFULNESS,
+    name: list(card.headlines) for name, card in TASK_CARDS.items()
 }
-"""Per task, the metrics its leaderboard columns show (a scorer not in a log is left out)."""
+"""Per task, the metrics its leaderboard columns show (its card's headlines)."""
 
 PARSE_KEYS = {
     "booookscore": "parse_failure_rate",
@@ -94,17 +48,6 @@ PARSE_KEYS = {
     "faithfulness": "missing_rate",
 }
 """Per scorer, its per-sample share of unreadable verdicts or answers."""
-
-GRADED = {"booookscore", "booksum", "squality", "narrativeqa", "qmsum", "positional_bias"}
-"""Tasks judged by the ``grader`` role (the evaluated model itself when no grader is set)."""
-
-CALIBRATION_KIND = {
-    "booookscore": "coherence_probe",
-    "narrativeqa": "raters",
-    "qmsum": "raters",
-    "longformfact": "faithfulness",
-    "positional_bias": "faithfulness",
-}
 
 CARD_METADATA = "judge_card"
 """Score metadata key where judged scorers name the packaged judge card that applies."""
@@ -326,23 +269,18 @@ def _variant_label(
     return task + (f"[{','.join(shown)}]" if shown else "")
 
 
-JUDGED_BY_THE_MODEL = {"longformfact"}
-"""Tasks whose evaluated model is the judge under study (unless a grader role is bound,
-which then judges)."""
-
-
-def bound_judge(task: str, roles: Mapping[str, Any]) -> str | None:
-    """The judge actually bound for a task, read from the log's model roles (None: the
-    evaluated model judges, or nobody does)."""
-    if task not in GRADED and task not in JUDGED_BY_THE_MODEL:
-        return None  # a grader bound to an unjudged task (a plan binds it to all) judges nothing
+def bound_judge(task: str, args: Mapping[str, Any], roles: Mapping[str, Any]) -> str | None:
+    """The judge actually bound for a task run with ``args``, read from the log's model roles
+    (None: the evaluated model judges, or nobody does)."""
+    if not TASK_CARDS[task].judged(args):
+        return None  # a grader bound to an unjudged run (a plan binds it to all) judges nothing
     grader = (roles.get("grader") or {}).get("model")
     return str(grader) if grader else None
 
 
 def judge_quality(task: str, judge: str | None, mode: str | None) -> str:
     """The judge's measured quality, from its packaged calibration file."""
-    kind = CALIBRATION_KIND.get(task)
+    kind = TASK_CARDS[task].calibration_kind
     if kind is None:
         return "no judge"
     if judge is None:
@@ -382,7 +320,8 @@ def judge_card_text(task: str, names: Sequence[str | None], recorded: bool) -> s
         names: The card names the samples' scores give, in order (None: no card).
         recorded: Whether any score of the row said which card applies (older logs do not).
     """
-    if not recorded and task not in GRADED and task not in CALIBRATION_KIND:
+    card = TASK_CARDS[task]
+    if not recorded and card.judged_by == "nobody":
         return NO_JUDGE
     name = names[0] if names else None
     if name is None:
@@ -451,7 +390,7 @@ def build_leaderboard(log_dir: str | Path) -> Leaderboard:
             if k.startswith("task_arg_") and _present(ev[k])
         }
         roles = _loads(ev.get("model_roles")) or {}
-        judge = bound_judge(task, roles)
+        judge = bound_judge(task, args, roles)
         config = {k: _loads(ev.get(k)) for k in ("limit", "sample_id")}
         key = (str(ev["model"]), _variant_label(task, metadata, args, config), judge)
         earlier = chosen.get(key)
@@ -481,9 +420,11 @@ def _row(key: tuple[str, str, str | None], ev: Mapping[str, Any], frame: Any) ->
     task = ev["task"]
     # Without a grader role a graded task is judged by the evaluated model itself; the
     # meta-evaluation task's evaluated model is the judge under study.
-    self_judged = task in GRADED and grader in (None, model)
-    judge = (grader or f"{model} (self)") if task in GRADED else None
-    if task in JUDGED_BY_THE_MODEL:
+    card = TASK_CARDS[task]
+    judged = card.judged(ev["args"])
+    self_judged = judged and card.graded and grader in (None, model)
+    judge = (grader or f"{model} (self)") if judged and card.graded else None
+    if judged and card.judged_by == "evaluated":
         judge = grader or model
     facts = [(f"{r['id']}#{r['epoch']}", _loads(r["facts"]) or {}) for _, r in frame.iterrows()]
     modes = {str(f["mode"]) for _, f in facts if f.get("mode")}

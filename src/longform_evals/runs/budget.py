@@ -17,7 +17,7 @@ from inspect_ai.hooks import Hooks, ModelUsageData, hooks
 from inspect_ai.model import ModelUsage
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from longform_evals.reports.leaderboard import BUDGET_ERROR
+from longform_evals.log_keys import BUDGET_ERROR
 from longform_evals.runs.plan_file import Price
 
 

@@ -20,7 +20,7 @@ from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
 from inspect_ai.model import Model, get_model
 from inspect_ai.solver import chain
 
-from longform_evals.reports.leaderboard import GRADED, PLAN_METADATA
+from longform_evals.log_keys import PLAN_METADATA
 from longform_evals.runs.budget import LEDGER, budget_gate, usage_cost
 from longform_evals.runs.catalogue import TASKS
 from longform_evals.runs.estimate import Cost, variant_cost
@@ -77,7 +77,7 @@ def build_variant(plan: Plan, variant: Variant) -> BuiltVariant:
             "variant": variant.label,
             "task": variant.task,
             "args": {k: str(v) for k, v in args.items()},
-            "judge": judge if variant.task in GRADED else None,
+            "judge": judge if TASKS[variant.task].graded else None,
             "judge_mode": plan.judge.mode,
         },
     }

@@ -28,6 +28,8 @@ from longform_evals.solvers.settings import (
 from longform_evals.solvers.strategies import SummarySettings, check_strategy, summary_solver
 from longform_evals.solvers.summarize.given import given_summary
 from longform_evals.tasks.arguments import strict_parameters
+from longform_evals.tasks.card import Headline, TaskCard
+from longform_evals.tasks.costs import booookscore_cost
 
 Strategy = Literal["hierarchical", "incremental", "full"]
 """BooookScore's two strategies (Appendix A) and its full-context baseline: the names this task
@@ -117,3 +119,16 @@ def booookscore(
         scorer=scorers,
         version="1.2.0",
     )
+
+
+CARD = TaskCard(
+    name="booookscore",
+    factory=booookscore,
+    family="summary",
+    headlines=(Headline("booookscore", "booookscore", "BooookScore"),),
+    cost=booookscore_cost,
+    strategies=get_args(Strategy),
+    judged_by="grader",
+    judge_mode=True,
+    calibration_kind="coherence_probe",
+)

@@ -29,6 +29,8 @@ from longform_evals.scorers.order_metrics import bacc_by_order_sensitivity
 from longform_evals.scorers.unscorable import unscorable_metrics
 from longform_evals.solvers.summarize.given import given_summary
 from longform_evals.tasks.arguments import comma_list, similarity_embedder, strict_parameters
+from longform_evals.tasks.card import Headline, TaskCard
+from longform_evals.tasks.costs import judged_summary_cost
 
 
 def _samples(
@@ -137,3 +139,21 @@ def longformfact(
         metrics=_metrics(threshold, calibrate, bool(order_names)),
         version="1.2.0",
     )
+
+
+CARD = TaskCard(
+    name="longformfact",
+    factory=longformfact,
+    family="judge",
+    headlines=(
+        Headline("faithfulness", "faithfulness", "BACC", result="bacc_avg"),
+        Headline("faithfulness", "faithfulness", "AUC", result="auc_avg"),
+        Headline("faithfulness", "max_mean", "max/mean BACC", result="bacc_avg"),
+        Headline("faithfulness", "max_min", "max/min BACC", result="bacc_avg"),
+    ),
+    cost=judged_summary_cost,
+    # The evaluated model is the judge under study, so there is no separate grader.
+    judged_by="evaluated",
+    calibration_kind="faithfulness",
+    data_parameter="data_dir",
+)

@@ -35,8 +35,10 @@ from longform_evals.scorers.limited import limited
 from longform_evals.scorers.rouge import rouge
 from longform_evals.scorers.summary_stats import summary_statistics
 from longform_evals.solvers.settings import DEFAULT_CHUNK_SIZE, DEFAULT_CONTEXT_WINDOW
-from longform_evals.solvers.strategies import SummarySettings, summary_solver
+from longform_evals.solvers.strategies import SUMMARY_STRATEGIES, SummarySettings, summary_solver
 from longform_evals.tasks.arguments import strict_parameters
+from longform_evals.tasks.card import Headline, TaskCard, with_coherence
+from longform_evals.tasks.costs import narrative_cost
 
 SQUALITY_TARGET_WORDS = 200
 """SQuALITY references run to about 225 words on average (median about 165, middle half
@@ -201,3 +203,28 @@ def squality(
         return load_squality(data) if data is not None else load_squality_hf(split)
 
     return _narrative_task("squality", samples, locals(), "question" if focus else None)
+
+
+_HEADLINES = (
+    Headline("rouge", "rougeL", "ROUGE-L", scale=100),
+    Headline("bertscore", "bertscore_f1", "BERTScore F1", scale=100),
+    Headline("length_control", "within", "LAR", scale=100),
+    Headline("booookscore", "booookscore", "BooookScore"),
+)
+
+
+def _card(name: str, factory: Callable[..., Task]) -> TaskCard:
+    return TaskCard(
+        name=name,
+        factory=factory,
+        family="summary",
+        headlines=_HEADLINES,
+        cost=narrative_cost,
+        strategies=SUMMARY_STRATEGIES,
+        judged_by="grader",
+        judged_when=with_coherence,
+    )
+
+
+BOOKSUM_CARD = _card("booksum", booksum)
+SQUALITY_CARD = _card("squality", squality)

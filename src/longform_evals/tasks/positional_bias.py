@@ -36,6 +36,8 @@ from longform_evals.scorers.unscorable import unscorable_metrics
 from longform_evals.solvers.multidoc.summary import MULTIDOC_STRATEGIES, multidoc_summary
 from longform_evals.solvers.settings import DEFAULT_CONTEXT_WINDOW
 from longform_evals.tasks.arguments import comma_list, similarity_embedder, strict_parameters
+from longform_evals.tasks.card import Headline, TaskCard
+from longform_evals.tasks.costs import multidoc_cost
 
 __all__ = ["positional_bias"]
 
@@ -150,3 +152,20 @@ def positional_bias(
         metrics=_metrics(growing),
         version="1.2.0",
     )
+
+
+CARD = TaskCard(
+    name="positional_bias",
+    factory=positional_bias,
+    family="multidoc",
+    headlines=(
+        Headline("faithfulness", "faithfulness", "faithfulness", scale=100),
+        Headline("faithfulness", "max_mean", "max/mean", scale=100),
+        Headline("faithfulness", "max_min", "max/min", scale=100),
+    ),
+    cost=multidoc_cost,
+    strategies=MULTIDOC_STRATEGIES,
+    judged_by="grader",
+    calibration_kind="faithfulness",
+    lm_eval=False,
+)

@@ -28,8 +28,10 @@ from longform_evals.scorers.llm_raters import llm_raters
 from longform_evals.scorers.qa_accuracy import choice_accuracy
 from longform_evals.scorers.reading_stats import reading_stats
 from longform_evals.scorers.rouge import rouge
-from longform_evals.solvers.reading.strategies import reading
+from longform_evals.solvers.reading.strategies import READING_STRATEGIES, reading
 from longform_evals.tasks.arguments import comma_list, strict_parameters
+from longform_evals.tasks.card import Headline, TaskCard
+from longform_evals.tasks.costs import answered_cost, rated_answer_cost
 
 _STRATEGY_PARAMETERS = (
     "max_pages",
@@ -180,3 +182,40 @@ def qmsum(
     samples = load_qmsum(data, query_types=types)
     params = _strategy_params(locals())
     return _task("qmsum", samples, strategy, params, [llm_raters(rule=rater_rule), rouge()])
+
+
+_RATED = (
+    Headline("llm_raters", "lr1", "LR-1", scale=100),
+    Headline("llm_raters", "lr2", "LR-2", scale=100),
+    Headline("rouge", "rougeL", "ROUGE-L", scale=100),
+)
+
+QUALITY_CARD = TaskCard(
+    name="quality",
+    factory=quality,
+    family="reading",
+    headlines=(Headline("choice_accuracy", "correct", "accuracy", scale=100),),
+    cost=answered_cost,
+    strategies=READING_STRATEGIES,
+)
+NARRATIVEQA_CARD = TaskCard(
+    name="narrativeqa",
+    factory=narrativeqa,
+    family="reading",
+    headlines=_RATED,
+    cost=rated_answer_cost,
+    strategies=READING_STRATEGIES,
+    judged_by="grader",
+    calibration_kind="raters",
+)
+QMSUM_CARD = TaskCard(
+    name="qmsum",
+    factory=qmsum,
+    family="reading",
+    headlines=_RATED,
+    cost=rated_answer_cost,
+    strategies=READING_STRATEGIES,
+    judged_by="grader",
+    calibration_kind="raters",
+    data_required=True,
+)

@@ -1,0 +1,108 @@
+"""A task card: everything the rest of the package needs to know about one task, said once.
+
+Each task module declares the card of each of its ``@task`` functions beside it, and
+`tasks/cards.py` collects them into one table. `longform run` (the plan check and the cost
+estimate), the leaderboard (headline columns, who judges, the judge's calibration) and the
+lm-eval adapter read that table instead of keeping their own lists of tasks.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+from inspect_ai import Task
+
+if TYPE_CHECKING:
+    from inspect_ai.dataset import Sample
+
+    from longform_evals.tasks.costs import Cost
+
+Family = Literal["summary", "reading", "multidoc", "judge"]
+"""What a task asks of the model: summarize a document, answer questions on one, summarize
+several documents, or judge given summaries (the model under evaluation is the judge)."""
+
+JudgedBy = Literal["grader", "evaluated", "nobody"]
+"""Who judges a task's outputs: the ``grader`` role (the evaluated model itself when no grader
+is bound), the evaluated model because it is the judge under study, or nobody."""
+
+
+@dataclass(frozen=True)
+class Headline:
+    """A headline metric: one result of a key of one scorer's value, as the log records it."""
+
+    scorer: str
+    key: str
+    label: str
+    higher_is_better: bool = True
+    scale: float = 1.0
+    result: str = "point"
+    """Which of the key's results (`scorers.results.result_values`): ``point`` (its mean,
+    accuracy or count; the interval is a bootstrap over the per-sample values), or a metric's
+    own result such as ``bacc_avg`` (no per-sample values: no interval, no rank)."""
+
+    @property
+    def per_sample(self) -> bool:
+        return self.result == "point"
+
+
+def always(_: Mapping[str, Any]) -> bool:
+    return True
+
+
+def with_coherence(args: Mapping[str, Any]) -> bool:
+    """Judged only when the task's ``coherence`` argument turns BooookScore on."""
+    return str(args.get("coherence", False)).strip().lower() in ("true", "1")
+
+
+CostFunction = Callable[[Mapping[str, Any], "Sample", int, "str | None"], "Cost"]
+"""(task arguments, sample, questions on the sample's document, judge) -> estimated cost."""
+
+
+@dataclass(frozen=True)
+class TaskCard:
+    """One task of the suite."""
+
+    name: str
+    factory: Callable[..., Task]
+    """The ``@task`` function."""
+    family: Family
+    headlines: tuple[Headline, ...]
+    """The metrics its leaderboard columns show (a scorer not in a log is left out)."""
+    cost: CostFunction
+    """Calls and tokens of one sample, for ``longform run --dry-run``."""
+    strategies: tuple[str, ...] | None = None
+    """The names its ``strategy`` argument accepts (None: it has no such argument)."""
+    judged_by: JudgedBy = "nobody"
+    judged_when: Callable[[Mapping[str, Any]], bool] = always
+    """Given the task's arguments, whether its judge is called at all."""
+    judge_mode: bool = False
+    """Whether it takes ``judge_mode`` (a plan's ``judge.mode`` is passed there)."""
+    calibration_kind: str | None = None
+    """The kind of packaged calibration file that says how good its judge is
+    (`judges/calibration/<kind>_<model>.json`)."""
+    data_parameter: str = "data"
+    """The parameter naming its data (``data`` or ``data_dir``)."""
+    data_required: bool = False
+    """No published copy is read when the data is omitted."""
+    lm_eval: bool = True
+    """Whether the lm-eval adapter offers it (``longform_<name>``)."""
+
+    def parameters(self) -> list[str]:
+        """The task function's parameter names."""
+        return [
+            name
+            for name, p in inspect.signature(self.factory).parameters.items()
+            if p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)
+        ]
+
+    def judged(self, args: Mapping[str, Any]) -> bool:
+        """Whether a run with these arguments calls a judge."""
+        return self.judged_by != "nobody" and self.judged_when(args)
+
+    @property
+    def graded(self) -> bool:
+        """Whether the ``grader`` role judges it (when its arguments call a judge)."""
+        return self.judged_by == "grader"
