@@ -28,6 +28,7 @@ from longform_evals.checks.snapshots import (
 )
 from longform_evals.judges.calibration_files import calibration_name
 from longform_evals.models.replay import packaged_recording
+from longform_evals.tasks import snapshot_fixtures
 
 REPO = Path(__file__).resolve().parents[2]
 SNAPSHOTS = REPO / "tests" / "snapshots"
@@ -43,7 +44,7 @@ def test_values_match_the_snapshot(name: str) -> None:
     missing = missing_modules(name)
     if missing:
         pytest.skip(f"{name} needs {', '.join(missing)} (the `embed` extra)")
-    if SNAPSHOT_TASKS[name].judged and not RECORDING.exists():
+    if SNAPSHOT_TASKS[name].may_be_judged and not RECORDING.exists():
         pytest.skip(
             f"{name} is judged by a replay of {RECORDED_JUDGE}, and the packaged recording "
             f"{RECORDING} does not exist"
@@ -72,9 +73,9 @@ def test_the_judged_inputs_are_the_checks_inputs() -> None:
     from longform_evals.text import split_sentences
 
     [s07] = [s for s in planted_summaries() if s.id == "s07-clean"]
-    assert split_sentences(snapshots.COHERENCE_SUMMARY) == list(s07.sentences[:5])
-    [cluster] = [c for c in planted_clusters() if c.id == snapshots.FAITHFUL_CLUSTER]
-    assert split_sentences(snapshots.FAITHFUL_SUMMARY) == list(cluster.sentences[:5])
+    assert split_sentences(snapshot_fixtures.COHERENCE_SUMMARY) == list(s07.sentences[:5])
+    [cluster] = [c for c in planted_clusters() if c.id == snapshot_fixtures.FAITHFUL_CLUSTER]
+    assert split_sentences(snapshot_fixtures.FAITHFUL_SUMMARY) == list(cluster.sentences[:5])
 
 
 def test_a_task_without_its_judge_recording_names_the_missing_call(tmp_path: Path) -> None:
@@ -276,7 +277,7 @@ def test_a_malformed_snapshot_is_a_clear_error(
 
 
 def test_unknown_task() -> None:
-    with pytest.raises(SnapshotError, match="no snapshot task 'hello'; known: booksum"):
+    with pytest.raises(SnapshotError, match="no snapshot task 'hello'; known: booookscore, booksum"):
         compare("hello", SNAPSHOTS)
 
 

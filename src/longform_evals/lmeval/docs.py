@@ -134,7 +134,8 @@ def one_call_prompt(task: str, args: Mapping[str, Any], sample: Sample) -> str:
             limit = word_limit(
                 int(args.get("max_summary_tokens", _default(spec, "max_summary_tokens")))
             )
-        focused = task == "squality" and args.get("focus", True)
+        # A task with a `focus` parameter (SQuALITY) asks its question in the prompt.
+        focused = "focus" in spec.parameters() and bool(args.get("focus", _default(spec, "focus")))
         values: dict[str, object] = {
             "text": meta.get("document") or sample.input,
             "word_limit": limit,

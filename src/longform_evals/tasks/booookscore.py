@@ -27,6 +27,7 @@ from longform_evals.solvers.settings import (
 )
 from longform_evals.solvers.strategies import SummarySettings, check_strategy, summary_solver
 from longform_evals.solvers.summarize.given import given_summary
+from longform_evals.tasks import snapshot_fixtures
 from longform_evals.tasks.arguments import strict_parameters
 from longform_evals.tasks.card import Headline, TaskCard
 from longform_evals.tasks.costs import booookscore_cost
@@ -131,4 +132,5 @@ CARD = TaskCard(
     judged_by="grader",
     judge_mode=True,
     calibration_kind="coherence_probe",
+    snapshot=snapshot_fixtures.BOOOOKSCORE,
 )

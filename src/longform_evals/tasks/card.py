@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from inspect_ai.dataset import Sample
 
     from longform_evals.tasks.costs import Cost
+    from longform_evals.tasks.snapshot_fixtures import SnapshotFixture
 
 Family = Literal["summary", "reading", "multidoc", "judge"]
 """What a task asks of the model: summarize a document, answer questions on one, summarize
@@ -89,6 +90,8 @@ class TaskCard:
     """No published copy is read when the data is omitted."""
     lm_eval: bool = True
     """Whether the lm-eval adapter offers it (``longform_<name>``)."""
+    snapshot: SnapshotFixture | None = None
+    """What it runs on for its metric snapshot (`checks/snapshots.py`; None: no snapshot)."""
 
     def parameters(self) -> list[str]:
         """The task function's parameter names."""

@@ -28,6 +28,7 @@ from longform_evals.scorers.meta_evaluation import auc, bacc, bacc_by_order
 from longform_evals.scorers.order_metrics import bacc_by_order_sensitivity
 from longform_evals.scorers.unscorable import unscorable_metrics
 from longform_evals.solvers.summarize.given import given_summary
+from longform_evals.tasks import snapshot_fixtures
 from longform_evals.tasks.arguments import comma_list, similarity_embedder, strict_parameters
 from longform_evals.tasks.card import Headline, TaskCard
 from longform_evals.tasks.costs import judged_summary_cost
@@ -156,4 +157,5 @@ CARD = TaskCard(
     judged_by="evaluated",
     calibration_kind="faithfulness",
     data_parameter="data_dir",
+    snapshot=snapshot_fixtures.LONGFORMFACT,
 )

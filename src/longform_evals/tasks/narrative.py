@@ -36,9 +36,11 @@ from longform_evals.scorers.rouge import rouge
 from longform_evals.scorers.summary_stats import summary_statistics
 from longform_evals.solvers.settings import DEFAULT_CHUNK_SIZE, DEFAULT_CONTEXT_WINDOW
 from longform_evals.solvers.strategies import SUMMARY_STRATEGIES, SummarySettings, summary_solver
+from longform_evals.tasks import snapshot_fixtures
 from longform_evals.tasks.arguments import strict_parameters
 from longform_evals.tasks.card import Headline, TaskCard, with_coherence
 from longform_evals.tasks.costs import narrative_cost
+from longform_evals.tasks.snapshot_fixtures import SnapshotFixture
 
 SQUALITY_TARGET_WORDS = 200
 """SQuALITY references run to about 225 words on average (median about 165, middle half
@@ -213,7 +215,7 @@ _HEADLINES = (
 )
 
 
-def _card(name: str, factory: Callable[..., Task]) -> TaskCard:
+def _card(name: str, factory: Callable[..., Task], snapshot: SnapshotFixture) -> TaskCard:
     return TaskCard(
         name=name,
         factory=factory,
@@ -223,8 +225,9 @@ def _card(name: str, factory: Callable[..., Task]) -> TaskCard:
         strategies=SUMMARY_STRATEGIES,
         judged_by="grader",
         judged_when=with_coherence,
+        snapshot=snapshot,
     )
 
 
-BOOKSUM_CARD = _card("booksum", booksum)
-SQUALITY_CARD = _card("squality", squality)
+BOOKSUM_CARD = _card("booksum", booksum, snapshot_fixtures.BOOKSUM)
+SQUALITY_CARD = _card("squality", squality, snapshot_fixtures.SQUALITY)

@@ -35,6 +35,7 @@ from longform_evals.scorers.order_metrics import (
 from longform_evals.scorers.unscorable import unscorable_metrics
 from longform_evals.solvers.multidoc.summary import MULTIDOC_STRATEGIES, multidoc_summary
 from longform_evals.solvers.settings import DEFAULT_CONTEXT_WINDOW
+from longform_evals.tasks import snapshot_fixtures
 from longform_evals.tasks.arguments import comma_list, similarity_embedder, strict_parameters
 from longform_evals.tasks.card import Headline, TaskCard
 from longform_evals.tasks.costs import multidoc_cost
@@ -168,4 +169,5 @@ CARD = TaskCard(
     judged_by="grader",
     calibration_kind="faithfulness",
     lm_eval=False,
+    snapshot=snapshot_fixtures.POSITIONAL_BIAS,
 )

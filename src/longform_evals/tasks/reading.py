@@ -29,6 +29,7 @@ from longform_evals.scorers.qa_accuracy import choice_accuracy
 from longform_evals.scorers.reading_stats import reading_stats
 from longform_evals.scorers.rouge import rouge
 from longform_evals.solvers.reading.strategies import READING_STRATEGIES, reading
+from longform_evals.tasks import snapshot_fixtures
 from longform_evals.tasks.arguments import comma_list, strict_parameters
 from longform_evals.tasks.card import Headline, TaskCard
 from longform_evals.tasks.costs import answered_cost, rated_answer_cost
@@ -197,6 +198,7 @@ QUALITY_CARD = TaskCard(
     headlines=(Headline("choice_accuracy", "correct", "accuracy", scale=100),),
     cost=answered_cost,
     strategies=READING_STRATEGIES,
+    snapshot=snapshot_fixtures.QUALITY,
 )
 NARRATIVEQA_CARD = TaskCard(
     name="narrativeqa",
@@ -207,6 +209,7 @@ NARRATIVEQA_CARD = TaskCard(
     strategies=READING_STRATEGIES,
     judged_by="grader",
     calibration_kind="raters",
+    snapshot=snapshot_fixtures.NARRATIVEQA,
 )
 QMSUM_CARD = TaskCard(
     name="qmsum",
@@ -218,4 +221,5 @@ QMSUM_CARD = TaskCard(
     judged_by="grader",
     calibration_kind="raters",
     data_required=True,
+    snapshot=snapshot_fixtures.QMSUM,
 )
