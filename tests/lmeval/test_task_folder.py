@@ -12,6 +12,8 @@ from longform_evals.lmeval.catalogue import TASKS
 from longform_evals.lmeval.hooks import read_task_yaml
 
 YAMLS = sorted(TASK_FOLDER.glob("*.yaml"))
+TEMPLATE = TASK_FOLDER / "_longform_template_yaml"
+"""What every generation task shares (lm-eval's `include:`; not indexed as a task)."""
 
 
 def _configs() -> dict[str, dict[str, object]]:
@@ -46,7 +48,7 @@ def test_functions_named_by_the_yaml_exist() -> None:
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    text = "\n".join(path.read_text(encoding="utf-8") for path in YAMLS)
+    text = "\n".join(path.read_text(encoding="utf-8") for path in [*YAMLS, TEMPLATE])
     named = {
         line.split("!function utils.")[1].strip()
         for line in text.splitlines()
@@ -70,3 +72,15 @@ def test_lm_eval_finds_the_tasks() -> None:
 def test_task_folder_ships_with_the_package() -> None:
     pyproject = (Path(__file__).resolve().parents[2] / "pyproject.toml").read_text(encoding="utf-8")
     assert '"lmeval/tasks/*.yaml"' in pyproject and '"lmeval/tasks/*.py"' in pyproject
+    assert '"lmeval/tasks/_*_yaml"' in pyproject
+
+
+def test_every_generation_task_includes_the_shared_template() -> None:
+    shared = read_task_yaml(TEMPLATE)
+    for stem, config in _configs().items():
+        if stem in ("longform", "longform_quality_mc"):
+            continue
+        assert config["include"] == TEMPLATE.name, stem
+        assert not set(config) & (set(shared) - {"metadata"}), stem  # said once, in the template
+    # lm-eval merging it into each task is what tests/lmeval/test_agreement.py runs.
+
