@@ -277,7 +277,8 @@ def test_a_malformed_snapshot_is_a_clear_error(
 
 
 def test_unknown_task() -> None:
-    with pytest.raises(SnapshotError, match="no snapshot task 'hello'; known: booookscore, booksum"):
+    known = "no snapshot task 'hello'; known: booookscore, booksum"
+    with pytest.raises(SnapshotError, match=known):
         compare("hello", SNAPSHOTS)
 
 

@@ -83,4 +83,3 @@ def test_every_generation_task_includes_the_shared_template() -> None:
         assert config["include"] == TEMPLATE.name, stem
         assert not set(config) & (set(shared) - {"metadata"}), stem  # said once, in the template
     # lm-eval merging it into each task is what tests/lmeval/test_agreement.py runs.
-
