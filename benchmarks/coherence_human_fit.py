@@ -5,7 +5,7 @@
 
 People's labels: the BooookScore authors' span annotations of GPT-4 hierarchical summaries
 (`../shared/data/human_labels/booookscore/summary-gpt4-4096-hier.json`, read by
-`longform_evals.data.booookscore_annotations`: a sentence is flagged when a span covers it).
+`longform_evals.data.labels.booookscore`: a sentence is flagged when a span covers it).
 `--collect` asks the judge every probe of the probe layout about every sentence of the first
 `--books` summaries (in the order `judge_agreement -T budget=N` picks them, so a card over the
 same budget reuses the cached calls) and appends the answers to `--probes` (resumable).
@@ -45,7 +45,7 @@ import numpy.typing as npt
 
 from longform_evals.analysis.coherence_features import FEATURES, sentence_features
 from longform_evals.analysis.judge_agreement import SummaryRow, Unit, agreement_figures
-from longform_evals.data.booookscore_annotations import load_booookscore_annotations
+from longform_evals.data.labels.booookscore import load_booookscore_annotations
 from longform_evals.judges.coherence_probe import (
     PROBES,
     ProbeSettings,

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from longform_evals.data.fables import fables_flag, load_fables
 from longform_evals.data.jsonl import DataError
-from longform_evals.data.judge_labels import METADATA_KEYS
+from longform_evals.data.labels.fables import fables_flag, load_fables
+from longform_evals.data.labels.schema import METADATA_KEYS
 
 
 def claim(text: str, label: Any, evidence: Any = None, reason: Any = None) -> dict[str, Any]:

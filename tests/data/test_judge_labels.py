@@ -10,15 +10,9 @@ import pytest
 from inspect_ai.dataset import Sample
 
 from longform_evals.data.jsonl import DataError
-from longform_evals.data.judge_labels import (
-    METADATA_KEYS,
-    JudgeLabelSet,
-    Skipped,
-    detect_judge_label_format,
-    judge_sample,
-    load_judge_labels,
-    longformfact_label_set,
-)
+from longform_evals.data.labels.load import detect_judge_label_format, load_judge_labels
+from longform_evals.data.labels.longformfact import longformfact_label_set
+from longform_evals.data.labels.schema import METADATA_KEYS, JudgeLabelSet, Skipped, judge_sample
 from longform_evals.data.longformfact import load_longformfact
 
 DOCS = ["The council met on Monday. It approved the budget.", "The mayor spoke last."]

@@ -18,12 +18,12 @@ from inspect_ai.dataset import Sample
 
 from longform_evals.data.books import load_books, load_summaries
 from longform_evals.data.booksum import load_booksum
-from longform_evals.data.booookscore_annotations import load_booookscore_annotations
-from longform_evals.data.fables import load_fables
 from longform_evals.data.jsonl import DataError
-from longform_evals.data.judge_labels import load_judge_labels
+from longform_evals.data.labels.booookscore import load_booookscore_annotations
+from longform_evals.data.labels.fables import load_fables
+from longform_evals.data.labels.load import load_judge_labels
+from longform_evals.data.labels.longsciverify import load_longsciverify
 from longform_evals.data.longformfact import load_longformfact
-from longform_evals.data.longsciverify import load_longsciverify
 from longform_evals.data.multidoc import load_multidoc
 from longform_evals.data.narrativeqa import load_narrativeqa
 from longform_evals.data.planted_answers import bundled_planted_answers, load_planted_answers

@@ -12,13 +12,13 @@ from typing import Any
 import pytest
 
 from longform_evals.data.jsonl import DataError
-from longform_evals.data.judge_labels import METADATA_KEYS
-from longform_evals.data.longsciverify import (
+from longform_evals.data.labels.longsciverify import (
     SYSTEM_COLUMNS,
     load_longsciverify,
     longsciverify_sentences,
     match_article_id,
 )
+from longform_evals.data.labels.schema import METADATA_KEYS
 
 ARTICLES = [
     {

@@ -1,6 +1,6 @@
 """How far a judge agrees with people: the judge's verdict on every human-labelled unit.
 
-The samples come from `longform_evals.data.judge_labels` (BooookScore span annotations,
+The samples come from `longform_evals.data.labels` (BooookScore span annotations,
 LongSciVerify, FABLES, LongFormFact): a summary split into units (sentences or claims), and per
 annotator a flag per unit (1 = the annotator found a problem: confusing, or unfaithful). This
 scorer asks the `grader` judge about the same units, the way the suite's own scorers ask it,

@@ -6,7 +6,7 @@
     inspect eval longform_evals/judge_agreement --model none --model-role grader=openai/gpt-4o \
         -T kind=faithfulness -T data=LongSciVerify/
 
-The summaries and people's labels come from the data (`longform_evals.data.judge_labels`
+The summaries and people's labels come from the data (`longform_evals.data.labels`
 reads BooookScore span annotations, LongSciVerify, FABLES and LongFormFact in their published
 formats); nothing is generated. The judge (the `grader` role, else the `--model`) is asked about
 every labelled unit exactly as the suite's scorers ask it, and the task reports, each with a
@@ -25,7 +25,8 @@ from typing import Any
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 
-from longform_evals.data.judge_labels import JudgeLabelSet, load_judge_labels
+from longform_evals.data.labels.load import load_judge_labels
+from longform_evals.data.labels.schema import JudgeLabelSet
 from longform_evals.judges.coherence import SentenceLayout
 from longform_evals.scorers.booookscore import ScorerMode
 from longform_evals.scorers.judge_agreement import KINDS, Kind

@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from longform_evals.data.booookscore_annotations import (
+from longform_evals.data.jsonl import DataError
+from longform_evals.data.labels.booookscore import (
     FEW_SHOT_BOOKS,
     FEW_SHOT_REASON,
     human_booookscore,
@@ -18,8 +19,7 @@ from longform_evals.data.booookscore_annotations import (
     locate_span,
     overlapping_sentences,
 )
-from longform_evals.data.jsonl import DataError
-from longform_evals.data.judge_labels import METADATA_KEYS
+from longform_evals.data.labels.schema import METADATA_KEYS
 from longform_evals.text.sentences import sentence_spans
 
 SUMMARY = (

@@ -48,7 +48,7 @@ from typing import Any
 from inspect_ai.dataset import Sample
 
 from longform_evals.data.jsonl import DataError, read_text
-from longform_evals.data.judge_labels import (
+from longform_evals.data.labels.schema import (
     JudgeLabelSet,
     Skipped,
     judge_sample,

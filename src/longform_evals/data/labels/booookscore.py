@@ -69,7 +69,7 @@ from typing import Any, Literal
 from inspect_ai.dataset import Sample
 
 from longform_evals.data.jsonl import DataError
-from longform_evals.data.judge_labels import (
+from longform_evals.data.labels.schema import (
     JudgeLabelSet,
     Skipped,
     judge_sample,

@@ -66,7 +66,7 @@ from typing import Any
 from inspect_ai.dataset import Sample
 
 from longform_evals.data.jsonl import DataError, has_words, read_json, read_text
-from longform_evals.data.judge_labels import JudgeLabelSet, Skipped, judge_sample
+from longform_evals.data.labels.schema import JudgeLabelSet, Skipped, judge_sample
 from longform_evals.data.longformfact import simple_split
 
 __all__ = [
