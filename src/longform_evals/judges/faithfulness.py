@@ -16,13 +16,14 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 
-from inspect_ai.model import GenerateConfig, Model, get_model
+from inspect_ai.model import GenerateConfig, Model
 
 from longform_evals.judges.faithfulness_calibration import load_calibration
 from longform_evals.judges.health import generate_with_logprobs
 from longform_evals.judges.injection import as_data
 from longform_evals.judges.support import JudgeOptions, JudgeSetup, SupportJudgement
 from longform_evals.judges.yes_no import read_yes_no
+from longform_evals.models.grader import grader_model
 from longform_evals.models.identity import cache_policy
 from longform_evals.models.step_usage import JUDGE, record_step_usage
 from longform_evals.prompts import load_prompt
@@ -131,7 +132,7 @@ class LLMSupportJudge:
         check_prompt(self.options.prompt)
 
     def setup(self) -> JudgeSetup:
-        name = str(get_model(role="grader"))
+        name = str(grader_model(self.options.model, self.options.model_role))
         cal = load_calibration(name, self.options.calibration)
         return JudgeSetup(name, cal, self.options.prompt or cal.prompt, cal.chunking)
 
@@ -144,4 +145,5 @@ class LLMSupportJudge:
             prompts_dir=self.options.prompts_dir,
             prompt=setup.prompt or "judge",
         )
-        return await support_rows(get_model(role="grader"), texts, sentences, settings)
+        judge = grader_model(self.options.model, self.options.model_role)
+        return await support_rows(judge, texts, sentences, settings)

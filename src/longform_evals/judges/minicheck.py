@@ -40,7 +40,6 @@ from inspect_ai.model import (
     ChatMessageUser,
     GenerateConfig,
     Model,
-    get_model,
 )
 
 from longform_evals.judges.faithfulness_calibration import JudgeCalibration
@@ -54,6 +53,7 @@ from longform_evals.judges.minicheck_chunking import (
 )
 from longform_evals.judges.support import JudgeOptions, JudgeSetup, SupportJudgement
 from longform_evals.judges.yes_no import read_yes_no
+from longform_evals.models.grader import GRADER_ROLE, grader_model
 from longform_evals.models.identity import cache_policy
 from longform_evals.models.step_usage import JUDGE, record_step_usage
 from longform_evals.text import TokenizerLike, get_tokenizer
@@ -307,6 +307,7 @@ class MiniCheckLLMJudge:
             pass the model's Hugging Face tokenizer for exact counts).
         top_logprobs: how many alternatives of the first answer token to ask for (MiniCheck: 5).
         cache: use Inspect's model cache.
+        model_role: the role whose model judges when `model` is not given.
     """
 
     kind = "7b"
@@ -319,8 +320,10 @@ class MiniCheckLLMJudge:
         tokenizer: TokenizerLike = "cl100k_base",
         top_logprobs: int = 5,
         cache: bool = True,
+        model_role: str | None = GRADER_ROLE,
     ) -> None:
         self._model = model
+        self.model_role = model_role
         self.chunk_size = chunk_size
         self.tokenizer = get_tokenizer(tokenizer)
         self.top_logprobs = top_logprobs
@@ -330,7 +333,7 @@ class MiniCheckLLMJudge:
         """The Inspect model (resolved at first use, so a task's roles apply)."""
         if isinstance(self._model, Model):
             return self._model
-        return get_model(self._model) if self._model else get_model(role="grader")
+        return grader_model(self._model, self.model_role)
 
     def chunks(self, document: str) -> list[str]:
         """The document's chunks (at least one)."""
@@ -436,10 +439,13 @@ class MiniCheckSupportJudge:
         options = options or JudgeOptions()
         local = name in MINICHECK_MODELS and MINICHECK_MODELS[name][0] != "7b"
         extra: dict[str, Any] = (
-            {"batch_size": options.batch_size, "device": options.device} if local else {}
+            {"batch_size": options.batch_size, "device": options.device}
+            if local
+            else {"model_role": options.model_role}
         )
         self.name = name
-        self.judge = minicheck_judge(name, path=options.path, **extra)
+        path = options.path if local else (options.path or options.model)
+        self.judge = minicheck_judge(name, path=path, **extra)
 
     def setup(self) -> JudgeSetup:
         return JudgeSetup(self.name, JudgeCalibration(source="none (MiniCheck)"), None, "natural")

@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, fields
 from typing import Any, Protocol
 
 from longform_evals.judges.faithfulness_calibration import JudgeCalibration
+from longform_evals.models.grader import GRADER_ROLE
 
 __all__ = ["JudgeOptions", "JudgeSetup", "SupportJudge", "SupportJudgement"]
 
@@ -46,6 +47,10 @@ class JudgeOptions:
             `minicheck-7b`: an Inspect model name in place of the `grader` role.
         device: torch device of a MiniCheck classifier.
         batch_size: pairs per forward pass of a MiniCheck classifier.
+        model: the LLM judge's model (or `minicheck-7b`'s) by name; None: the model bound to
+            `model_role`.
+        model_role: the role whose model judges when `model` is not given (`grader`; unbound:
+            the evaluated model, as in Inspect's model-graded scorers).
     """
 
     max_tokens: int = 1
@@ -56,6 +61,8 @@ class JudgeOptions:
     path: str | None = None
     device: str = "cpu"
     batch_size: int = 16
+    model: str | None = None
+    model_role: str | None = GRADER_ROLE
 
     @classmethod
     def of(cls, value: JudgeOptions | Mapping[str, Any] | None) -> JudgeOptions:

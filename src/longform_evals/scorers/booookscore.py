@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
-from inspect_ai.model import Model, get_model
+from inspect_ai.model import Model
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
@@ -38,6 +38,7 @@ from longform_evals.judges.coherence_fitted import fitted_summary, load_fitted
 from longform_evals.judges.coherence_probe import ProbeSettings, probe_summary, thresholds_for
 from longform_evals.judges.coherence_types import ERROR_TYPES
 from longform_evals.judges.health import announce_uncalibrated, note_readings
+from longform_evals.models.grader import GRADER_ROLE, grader_model
 from longform_evals.models.replay import stands_for
 from longform_evals.scorers.limited import unless_limited
 from longform_evals.scorers.unscorable import TextCheck, check_text, unscorable_metrics
@@ -212,6 +213,8 @@ def booookscore(
     calibration: str | None = None,
     threshold: float | None = None,
     layout: SentenceLayout = "quoted",
+    model: str | Model | None = None,
+    model_role: str | None = GRADER_ROLE,
 ) -> Scorer:
     """BooookScore of the completion (the summary), judged by the `grader` role.
 
@@ -233,6 +236,10 @@ def booookscore(
         layout: `sentence` mode prompt: `quoted` (each call ends with the sentence's own text)
             or the experimental `numbered` (the summary as numbered lines, each call naming
             its sentence by number: a few new prompt tokens per call; docs/booookscore.md).
+        model: the judge model (a name or a `Model`); default: the model bound to
+            `model_role`.
+        model_role: the role whose model judges when `model` is not given (unbound: the
+            evaluated model, as in Inspect's model-graded scorers).
     """
     judging = CoherenceJudging(
         mode=mode,
@@ -248,7 +255,7 @@ def booookscore(
     async def score(state: TaskState, target: Target) -> Score:
         summary = state.output.completion if state.output else ""
         check = check_text(summary, judged=True)
-        judge = get_model(role="grader")
+        judge = grader_model(model, model_role)
         if check.problem:
             return _unjudged_score(summary, check, resolve_mode(mode, judge), str(judge))
         verdicts, calls, extra = await judging.judge(judge, check.sentences)

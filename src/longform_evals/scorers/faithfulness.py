@@ -426,7 +426,9 @@ def faithfulness(
             `judge_examples`; default: the judge model's calibration) and `calibration` (a
             file instead of the packaged one); a MiniCheck judge's `path` (a local folder or
             cached hub id; for `minicheck-7b`, an Inspect model name instead of the `grader`
-            role), `device` and `batch_size`.
+            role), `device` and `batch_size`; `model` and `model_role`, the judge as Inspect's
+            model-graded scorers take it (a model name, else the model bound to the role,
+            `grader` by default).
 
     Returns:
         A scorer whose value holds `faithfulness` (the chosen aggregation), every other

@@ -27,13 +27,14 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
-from inspect_ai.model import get_model
+from inspect_ai.model import Model
 from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 
 from longform_evals.analysis.judge_agreement import reference_flag
 from longform_evals.judges.coherence import SentenceLayout
 from longform_evals.judges.statement_parts import as_statements
+from longform_evals.models.grader import GRADER_ROLE, grader_model
 from longform_evals.scorers.booookscore import CoherenceJudging, ScorerMode
 from longform_evals.scorers.faithfulness import FaithfulnessJudging
 from longform_evals.scorers.judge_agreement_metrics import agreement_metrics
@@ -94,10 +95,9 @@ def _summary_values(
 
 
 async def _coherence(
-    state: TaskState, judging: CoherenceJudging
+    state: TaskState, judging: CoherenceJudging, judge: Model
 ) -> tuple[list[tuple[bool | None, float | None]], list[float | None], dict[str, Any]]:
     sentences = [str(s) for s in state.metadata.get("summary_sentences") or []]
-    judge = get_model(role="grader")
     # Wordless fragments are never shown to a judge (as in the BooookScore scorer).
     asked = [i for i, s in enumerate(sentences) if has_word(s)]
     verdicts, calls, extra = await judging.judge(judge, worded_sentences(sentences)[0])
@@ -164,6 +164,8 @@ def judge_agreement(
     support_judge: str = "llm",
     chunking: str | None = None,
     prompts_dir: str | None = None,
+    model: str | None = None,
+    model_role: str | None = GRADER_ROLE,
 ) -> Scorer:
     """The judge's verdict beside people's labels on every unit of a labelled summary.
 
@@ -178,6 +180,8 @@ def judge_agreement(
         support_judge: faithfulness: the judge's name (`llm` or a MiniCheck judge).
         chunking: faithfulness: how the judge reads the source (default: its calibration).
         prompts_dir: folder overriding the judges' prompt templates.
+        model: the judge under study by name; default: the model bound to `model_role`.
+        model_role: the role whose model judges when `model` is not given (`grader`).
     """
     if kind not in KINDS:
         raise ValueError(f"unknown kind {kind!r}; expected 'coherence' or 'faithfulness'")
@@ -192,12 +196,13 @@ def judge_agreement(
         support_judge,
         chunking=chunking,
         threshold=threshold if kind == "faithfulness" else None,
-        judge_options={"prompts_dir": prompts_dir},
+        judge_options={"prompts_dir": prompts_dir, "model": model, "model_role": model_role},
     )
 
     async def score(state: TaskState, target: Target) -> Score:
         if kind == "coherence":
-            verdicts, judge_scores, meta = await _coherence(state, judging)
+            judge = grader_model(model, model_role)
+            verdicts, judge_scores, meta = await _coherence(state, judging, judge)
         else:
             verdicts, judge_scores, meta = await _faithfulness(state, support)
         units = _unit_rows(state.metadata, verdicts)

@@ -35,7 +35,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from inspect_ai.model import get_model
+from inspect_ai.model import Model
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
@@ -54,6 +54,7 @@ from longform_evals.judges.raters import (
     rate_answer,
     rated,
 )
+from longform_evals.models.grader import GRADER_ROLE, grader_model
 from longform_evals.scorers.limited import unless_limited
 from longform_evals.scorers.rouge import reference_texts
 from longform_evals.scorers.unscorable import (
@@ -150,6 +151,8 @@ def llm_raters(
     cache: bool = True,
     rule: str = "auto",
     calibration: str | None = None,
+    model: str | Model | None = None,
+    model_role: str | None = GRADER_ROLE,
 ) -> Scorer:
     """LR-1 / LR-2 of the completion against the sample's references, rated by the `grader`.
 
@@ -165,6 +168,10 @@ def llm_raters(
             `verdicts` (the paper's reading of the verdict words) or `calibrated` (P(yes)
             against the grader's calibrated thresholds; needs log-probabilities).
         calibration: a rater calibration file to use instead of the grader's packaged one.
+        model: the rater model (a name or a `Model`); default: the model bound to
+            `model_role`.
+        model_role: the role whose model rates when `model` is not given (unbound: the
+            evaluated model, as in Inspect's model-graded scorers).
 
     Returns:
         A scorer whose value holds `lr1` (1 for an exact match with some reference), `lr2` (1
@@ -182,16 +189,16 @@ def llm_raters(
         check = check_text(answer, judged=True)
         if check.problem:
             return _unrated_score(answer, check)
-        model = get_model(role="grader")
-        cal = load_rater_calibration(str(model), calibration)
-        calibrated = resolve_rule(rule, cal, str(model))
+        rater = grader_model(model, model_role)
+        cal = load_rater_calibration(str(rater), calibration)
+        calibrated = resolve_rule(rule, cal, str(rater))
         settings = RatingSettings(
             prompts_dir=prompts_dir, max_tokens=max_tokens, cache=cache, logprobs=calibrated
         )
-        rows = await rate_answer(model, _question(state), answer, references, settings)
+        rows = await rate_answer(rater, _question(state), answer, references, settings)
         result = rated(rows, cal, calibrated)
         asked = sum(len(r) for r in rows)
-        note_readings(str(model), "raters", asked - result.missing, result.missing)
+        note_readings(str(rater), "raters", asked - result.missing, result.missing)
         return Score(
             value={
                 "lr1": int(result.lower == "exact"),
@@ -201,7 +208,7 @@ def llm_raters(
             },
             answer=answer,
             explanation=_explanation(result, len(references), calibrated),
-            metadata=_metadata(str(model), cal, calibrated, references, result, check),
+            metadata=_metadata(str(rater), cal, calibrated, references, result, check),
         )
 
     return unless_limited(score)

@@ -1,0 +1,92 @@
+"""Every judged scorer takes `model` and `model_role` as Inspect's model-graded scorers do, so
+one evaluation can judge coherence with one model and faithfulness with another."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from inspect_ai import Task
+from inspect_ai import eval as inspect_eval
+from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.log import EvalLog
+from inspect_ai.model import Model, get_model
+
+from longform_evals.judges.faithfulness import LLMSupportJudge
+from longform_evals.judges.support import JudgeOptions
+from longform_evals.models.grader import grader_model
+from longform_evals.scorers.booookscore import booookscore
+from longform_evals.scorers.faithfulness import faithfulness
+from longform_evals.scorers.llm_raters import llm_raters
+from longform_evals.solvers.summarize.given import given_summary
+
+SUMMARY = "Mara keeps the light. Tom fixes the lamp."
+DOCS = ["Mara keeps the light on the quay.", "Tom fixes the lamp before the storm."]
+
+
+def _model(name: str, response: str) -> Model:
+    return get_model(f"scripted/{name}", rules=[{"pattern": ".", "response": response}])
+
+
+def _run(tmp_path: Path, scorers: list[Any], roles: dict[str, Model] | None = None) -> EvalLog:
+    sample = Sample(
+        id="s",
+        input="Who keeps the light?",
+        target="Mara keeps it.",
+        metadata={"documents": DOCS, "summary": SUMMARY},
+    )
+    task = Task(dataset=MemoryDataset([sample]), solver=given_summary(), scorer=scorers)
+    [log] = inspect_eval(
+        task,
+        model=_model("evaluated", "Maybe."),  # never a readable verdict: it must not judge
+        model_roles=roles,
+        log_dir=str(tmp_path),
+        display="none",
+    )
+    assert log.status == "success", log.error
+    return log
+
+
+def _scores(log: EvalLog) -> dict[str, Any]:
+    assert log.samples and log.samples[0].scores
+    return log.samples[0].scores
+
+
+def test_two_judges_in_one_evaluation(tmp_path: Path) -> None:
+    coherence = _model("coherence-judge", "No confusion.")
+    verifier = _model("verifier", "Yes")
+    log = _run(
+        tmp_path,
+        [
+            booookscore(mode="sentence", model=coherence, cache=False),
+            faithfulness(judge_options={"model_role": "verifier", "cache": False}),
+        ],
+        roles={"verifier": verifier, "grader": _model("grader", "Maybe.")},
+    )
+    scores = _scores(log)
+    assert scores["booookscore"].metadata["judge"] == "scripted/coherence-judge"
+    assert scores["booookscore"].value["booookscore"] == 100.0
+    assert scores["faithfulness"].metadata["judge"] == "scripted/verifier"
+    assert scores["faithfulness"].value["faithfulness"] == pytest.approx(1.0)
+
+
+def test_the_grader_role_is_the_default(tmp_path: Path) -> None:
+    log = _run(
+        tmp_path,
+        [llm_raters(rule="verdicts", cache=False)],
+        roles={"grader": _model("grader", "Yes")},
+    )
+    score = _scores(log)["llm_raters"]
+    assert score.value["lr1"] == 1 and score.metadata["grader"] == "scripted/grader"
+
+
+def test_a_named_model_wins_over_the_role() -> None:
+    judge = LLMSupportJudge(JudgeOptions(model="scripted/named", model_role="nobody-bound"))
+    assert judge.setup().name == "scripted/named"
+
+
+def test_grader_model_resolution() -> None:
+    named = _model("named", "Yes")
+    assert grader_model(named) is named
+    assert str(grader_model("scripted/by-name")) == "scripted/by-name"
