@@ -63,12 +63,14 @@ _TAIL_SENTENCE_FIRST = (
 _PROBE_ORDER = (
     "You will see the part of a summary that comes before a sentence, then the sentence itself, "
     "then one question about it.",
-    "Earlier text: {earlier}\nNew sentence: {sentence}\nQuestion: {question}\nAnswer:",
+    "Earlier text: <earlier>{earlier}</earlier>\nNew sentence: <sentence>{sentence}</sentence>\n"
+    "Question: {question}\nAnswer:",
 )
 _PROBE_QUESTION_FIRST = (
     "You will see a sentence of a summary and one question about it, then the part of the "
     "summary that comes before the sentence.",
-    "New sentence: {sentence}\nQuestion: {question}\nEarlier text: {earlier}\nAnswer:",
+    "New sentence: <sentence>{sentence}</sentence>\nQuestion: {question}\n"
+    "Earlier text: <earlier>{earlier}</earlier>\nAnswer:",
 )
 
 
