@@ -38,6 +38,8 @@ CASES: list[tuple[str, str]] = [
     ("serve {dir} --port 0", "is neither a packaged model"),
     ("serve nosuchmodel --port 0", "is neither a packaged model"),
     ("serve qwen2.5-coder-0.5b --port -3", "port must be in 0..65535"),
+    ("snapshot nosuchtask", "unknown task(s) nosuchtask"),
+    ("snapshot --dir {file} quality", "is a file"),
     ("models prepare nosuch", "unknown gguf model 'nosuch'"),
     ("models verify {dir}", "unknown gguf model"),
     ("lm-eval --model longform-bogus --tasks longform_quality", "no model for this name"),

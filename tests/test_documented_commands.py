@@ -414,15 +414,14 @@ PLAN: dict[str, Run | NotRun] = {
         note="one mutation, checked on one metric: every mutation takes a minute of checks",
         check=_mutation_caught,
     ),
-    "python -m longform_evals.checks.snapshots": Run(
+    "longform snapshot": Run(
         note="on a copy of tests/snapshots (PLACEHOLDER_FILES); the judged tasks replay the "
         "packaged recording"
     ),
-    "python -m longform_evals.checks.snapshots --update quality": Run(
+    "longform snapshot --update quality": Run(
         note="writes into the copy of tests/snapshots, and nothing while the values match"
     ),
-    "python -m longform_evals.checks.snapshots --update --record gguf/qwen2.5-coder-1.5b "
-    "narrativeqa qmsum": NotRun(
+    "longform snapshot --update --record gguf/qwen2.5-coder-1.5b narrativeqa qmsum": NotRun(
         "records the real 1.5B judge (minutes on a CPU, the `local` extra) into the packaged "
         "recording, which a test must not change"
     ),

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner, Result
 
 from longform_evals.checks import snapshots
 from longform_evals.checks.judge import RECORDED_JUDGE, JudgeChoice
@@ -20,12 +21,12 @@ from longform_evals.checks.snapshots import (
     SnapshotRefused,
     SnapshotRunError,
     compare,
-    main,
     missing_modules,
     read_snapshot,
     snapshot_dir,
     update,
 )
+from longform_evals.cli import main
 from longform_evals.judges.calibration_files import calibration_name
 from longform_evals.models.replay import packaged_recording
 from longform_evals.tasks import snapshot_fixtures
@@ -114,8 +115,10 @@ def _edit(folder: Path, name: str, **changes: Any) -> None:
 
 def _current(monkeypatch: pytest.MonkeyPatch, values: dict[str, Any], version: str) -> None:
     """Make the quality task 'give' these values under this version, without running it."""
-    monkeypatch.setattr(snapshots, "snapshot_values", lambda name, judge=None: dict(values))
-    monkeypatch.setattr(snapshots, "task_version", lambda name: version)
+    monkeypatch.setattr(
+        snapshots.comparison, "snapshot_values", lambda name, judge=None: dict(values)
+    )
+    monkeypatch.setattr(snapshots.comparison, "task_version", lambda name: version)
 
 
 def test_an_edited_snapshot_shows_the_diff_and_update_needs_a_raised_version(
@@ -135,7 +138,7 @@ def test_an_edited_snapshot_shows_the_diff_and_update_needs_a_raised_version(
     assert read_snapshot("quality", copied).values["choice_accuracy/correct/accuracy"] == 0.5  # type: ignore[union-attr]
 
     raised = "99.0.0"
-    monkeypatch.setattr(snapshots, "task_version", lambda name: raised)
+    monkeypatch.setattr(snapshots.comparison, "task_version", lambda name: raised)
     written = update("quality", copied)
     assert written.written and written.status == "outdated"
     assert read_snapshot("quality", copied) == snapshots.Snapshot("quality", raised, stored.values)
@@ -300,8 +303,12 @@ def test_the_folder_is_found_from_the_working_directory(
         snapshot_dir()
 
 
-def test_main_exits_1_on_a_mismatch_and_prints_the_diff(
-    copied: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+def _snapshot(*args: str) -> Result:
+    return CliRunner().invoke(main, ["snapshot", *args])
+
+
+def test_the_command_exits_1_on_a_mismatch_and_prints_the_diff(
+    copied: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     stored = read_snapshot("quality", copied)
     assert stored is not None
@@ -311,29 +318,27 @@ def test_main_exits_1_on_a_mismatch_and_prints_the_diff(
         judges.append(judge)
         return dict(stored.values)
 
-    monkeypatch.setattr(snapshots, "snapshot_values", values)
-    monkeypatch.setattr(snapshots, "task_version", lambda name: stored.version)
-    assert main(["--dir", str(copied), "quality"]) == 0
-    assert "values match" in capsys.readouterr().out
+    monkeypatch.setattr(snapshots.comparison, "snapshot_values", values)
+    monkeypatch.setattr(snapshots.comparison, "task_version", lambda name: stored.version)
+    result = _snapshot("--dir", str(copied), "quality")
+    assert result.exit_code == 0 and "values match" in result.output
 
     _edit(copied, "quality", values={"reading_stats/words_sent/mean": 1.0})
-    assert main(["--dir", str(copied), "quality"]) == 1
-    out = capsys.readouterr().out
-    assert "changed  reading_stats/words_sent/mean: 1.0 -> 698.0" in out
-    assert "0 of 1 snapshots match; failed: quality" in out
-    assert main(["--dir", str(copied), "--update", "quality"]) == 1
-    assert f"still the stored {stored.version}" in capsys.readouterr().out
+    result = _snapshot("--dir", str(copied), "quality")
+    assert result.exit_code == 1
+    assert "changed  reading_stats/words_sent/mean: 1.0 -> 698.0" in result.output
+    assert "0 of 1 snapshots match; failed: quality" in result.output
+    result = _snapshot("--dir", str(copied), "--update", "quality")
+    assert result.exit_code == 1 and f"still the stored {stored.version}" in result.output
 
-    assert main(["--dir", str(copied), "--record", RECORDED_JUDGE, "quality"]) == 1
+    assert _snapshot("--dir", str(copied), "--record", RECORDED_JUDGE, "quality").exit_code == 1
     assert judges[-1] == JudgeChoice(live=RECORDED_JUDGE, record=True)
     assert judges[0] == JudgeChoice()
 
 
-def test_main_refuses_an_unknown_task(capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(SystemExit) as exited:
-        main(["--dir", str(SNAPSHOTS), "hello"])
-    assert exited.value.code == 2
-    assert "unknown task(s) hello" in capsys.readouterr().err
+def test_the_command_refuses_an_unknown_task() -> None:
+    result = _snapshot("--dir", str(SNAPSHOTS), "hello")
+    assert result.exit_code == 2 and "unknown task(s) hello" in result.output
 
 
 def test_a_comparison_without_a_snapshot_says_how_to_write_it() -> None:

@@ -140,10 +140,14 @@ def test_the_scorer_refuses_fitted_mode_without_a_file() -> None:
 def test_the_card_command_offers_every_scorer_mode() -> None:
     from typing import get_args
 
-    from longform_evals.cli import COHERENCE_MODES
-    from longform_evals.scorers.booookscore import ScorerMode
+    import click
 
-    assert set(COHERENCE_MODES) == set(get_args(ScorerMode))
+    from longform_evals.cli.judge_card import judge_card_command
+    from longform_evals.vocabulary import ScorerMode
+
+    [mode] = [p for p in judge_card_command.params if p.name == "mode"]
+    assert isinstance(mode.type, click.Choice)
+    assert set(mode.type.choices) == set(get_args(ScorerMode))
 
 
 def test_the_packaged_fitted_judge_is_readable_and_asks_the_calibrated_probes() -> None:

@@ -154,7 +154,7 @@ def fake_models(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Mo
         ),
     }
     monkeypatch.setattr(gguf_files, "MODELS", specs)
-    monkeypatch.setattr(cli, "MODELS", specs)
+    monkeypatch.setattr(cli.models, "MODELS", specs)
     monkeypatch.setenv(gguf_files.CACHE_ENV, str(tmp_path / "cache"))
     return specs
 

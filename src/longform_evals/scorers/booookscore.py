@@ -42,8 +42,7 @@ from longform_evals.models.grader import GRADER_ROLE, grader_model
 from longform_evals.models.replay import stands_for
 from longform_evals.scorers.limited import unless_limited
 from longform_evals.scorers.unscorable import TextCheck, check_text, unscorable_metrics
-
-ScorerMode = Literal["auto", "sentence", "batched", "probe", "fitted"]
+from longform_evals.vocabulary import ScorerMode
 
 _METRICS: dict[str, list[Any]] = {
     "booookscore": [mean(), stderr()],

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from typing import Any
 
 from inspect_ai.model import Model
 from inspect_ai.scorer import Score, Scorer, Target, scorer
@@ -35,14 +35,15 @@ from longform_evals.analysis.judge_agreement import reference_flag
 from longform_evals.judges.coherence import SentenceLayout
 from longform_evals.judges.statement_parts import as_statements
 from longform_evals.models.grader import GRADER_ROLE, grader_model
-from longform_evals.scorers.booookscore import CoherenceJudging, ScorerMode
+from longform_evals.scorers.booookscore import CoherenceJudging
 from longform_evals.scorers.faithfulness import FaithfulnessJudging
 from longform_evals.scorers.judge_agreement_metrics import agreement_metrics
 from longform_evals.scorers.limited import unless_limited
 from longform_evals.scorers.unscorable import has_word, worded_sentences
+from longform_evals.vocabulary import JUDGE_KINDS, JudgeKind, ScorerMode
 
-Kind = Literal["coherence", "faithfulness"]
-KINDS: tuple[Kind, ...] = ("coherence", "faithfulness")
+Kind = JudgeKind
+KINDS = JUDGE_KINDS
 
 
 def _unit_rows(

@@ -15,7 +15,6 @@ from inspect_ai.dataset import MemoryDataset
 
 from longform_evals.data.books import load_books, load_summaries
 from longform_evals.judges.coherence import SentenceLayout
-from longform_evals.scorers.booookscore import ScorerMode
 from longform_evals.scorers.booookscore import booookscore as booookscore_scorer
 from longform_evals.scorers.limited import limited
 from longform_evals.scorers.summary_stats import summary_statistics
@@ -31,6 +30,7 @@ from longform_evals.tasks import snapshot_fixtures
 from longform_evals.tasks.arguments import strict_parameters
 from longform_evals.tasks.card import Headline, TaskCard
 from longform_evals.tasks.costs import booookscore_cost
+from longform_evals.vocabulary import ScorerMode
 
 Strategy = Literal["hierarchical", "incremental", "full"]
 """BooookScore's two strategies (Appendix A) and its full-context baseline: the names this task
