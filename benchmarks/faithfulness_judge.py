@@ -39,7 +39,7 @@ from inspect_ai.model import Model, get_model
 from longform_evals.analysis import MERGES, nan_reduce
 from longform_evals.analysis.agreement import balanced_accuracy, best_threshold, roc_auc
 from longform_evals.data.longformfact import load_longformfact
-from longform_evals.data.planted_support import load_planted_support
+from longform_evals.data.planted.support import load_planted_support
 from longform_evals.judges.faithfulness import FaithfulnessSettings, support_rows
 from longform_evals.judges.faithfulness_calibration import SUMMARY_AGGREGATIONS
 from longform_evals.scorers.meta_evaluation import summary_label

@@ -55,7 +55,7 @@ from inspect_ai.model import Model, get_model
 
 from longform_evals.analysis.agreement import balanced_accuracy, roc_auc
 from longform_evals.cli.group import parse_key_values
-from longform_evals.data.planted_support import load_planted_support
+from longform_evals.data.planted.support import load_planted_support
 from longform_evals.judges.coherence_probe import (
     PROBES,
     ProbeSettings,

@@ -32,7 +32,7 @@ from typing import Any
 from inspect_ai.model import GenerateConfig, Model, get_model
 
 from longform_evals.analysis.agreement import balanced_accuracy, best_threshold, roc_auc
-from longform_evals.data.planted_answers import PlantedAnswer, load_planted_answers
+from longform_evals.data.planted.answers import PlantedAnswer, load_planted_answers
 from longform_evals.judges.rater_calibration import RaterCalibration
 from longform_evals.judges.raters import (
     RaterVerdict,

@@ -11,7 +11,7 @@ import pytest
 from inspect_ai.model import get_model
 
 from helpers import load_benchmark_script
-from longform_evals.data.planted_support import load_planted_support
+from longform_evals.data.planted.support import load_planted_support
 
 _STATEMENT = re.compile(r"(?s)<statement>\n(.*?)\n</statement>")
 _SENTENCE = re.compile(r"(?s)<sentence>\n(.*?)\n</sentence>")

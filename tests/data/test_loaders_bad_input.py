@@ -26,8 +26,8 @@ from longform_evals.data.labels.longsciverify import load_longsciverify
 from longform_evals.data.longformfact import load_longformfact
 from longform_evals.data.multidoc import load_multidoc
 from longform_evals.data.narrativeqa import load_narrativeqa
-from longform_evals.data.planted_answers import bundled_planted_answers, load_planted_answers
-from longform_evals.data.planted_support import load_planted_support
+from longform_evals.data.planted.answers import bundled_planted_answers, load_planted_answers
+from longform_evals.data.planted.support import load_planted_support
 from longform_evals.data.qmsum import load_qmsum
 from longform_evals.data.quality import load_quality, quality_samples_from_rows
 from longform_evals.data.squality import load_squality

@@ -1,6 +1,6 @@
 """The bundled planted rater set: sizes, labels, splits and the loader's errors.
 
-See the docstring of longform_evals.data.planted_answers for what the set is and how it is used.
+See the docstring of longform_evals.data.planted.answers for what the set is and how it is used.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from longform_evals.data.jsonl import DataError
-from longform_evals.data.planted_answers import (
+from longform_evals.data.planted.answers import (
     PlantedAnswer,
     bundled_planted_answers,
     load_planted_answers,

@@ -142,7 +142,7 @@ def test_every_sentence_is_one_sentence(cluster: dict[str, Any]) -> None:
 
 
 def test_loader_reads_every_cluster() -> None:
-    from longform_evals.data.planted_support import PLANTED_KINDS, load_planted_support
+    from longform_evals.data.planted.support import PLANTED_KINDS, load_planted_support
 
     clusters = load_planted_support()
     assert [c.id for c in clusters] == [r["id"] for r in _load()]
@@ -153,7 +153,7 @@ def test_loader_reads_every_cluster() -> None:
 
 def test_loader_names_a_malformed_record(tmp_path: Path) -> None:
     from longform_evals.data.jsonl import DataError
-    from longform_evals.data.planted_support import load_planted_support
+    from longform_evals.data.planted.support import load_planted_support
 
     record = _load()[0]
     bad = dict(record, planted=[dict(record["planted"][0], replaces=40)])

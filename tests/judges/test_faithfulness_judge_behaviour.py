@@ -16,7 +16,7 @@ import pytest
 
 from helpers import local_model_or_skip, needs_local_runtime
 from longform_evals.analysis.agreement import balanced_accuracy, roc_auc
-from longform_evals.data.planted_support import load_planted_support
+from longform_evals.data.planted.support import load_planted_support
 from longform_evals.judges.faithfulness import FaithfulnessSettings, support_rows
 from longform_evals.judges.faithfulness_calibration import load_calibration
 from longform_evals.text import chunk_documents

@@ -15,7 +15,7 @@ from inspect_ai.scorer import Score
 from longform_evals.checks.inputs import planted_clusters, respace, score_judged
 from longform_evals.checks.judge import JudgeChoice, current_judge
 from longform_evals.checks.spec import Check, Observation, unchanged, within
-from longform_evals.data.planted_support import PlantedCluster
+from longform_evals.data.planted.support import PlantedCluster
 from longform_evals.scorers.faithfulness import AGGREGATIONS, faithfulness
 
 METRIC = "faithfulness"

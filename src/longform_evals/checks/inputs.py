@@ -15,7 +15,7 @@ from inspect_ai.solver import TaskState
 from longform_evals.checks.judge import with_judge
 from longform_evals.data.books import bundled_summaries_dir, load_books, load_summaries
 from longform_evals.data.booksum import load_booksum
-from longform_evals.data.planted_support import PlantedCluster, load_planted_support
+from longform_evals.data.planted.support import PlantedCluster, load_planted_support
 from longform_evals.data.reading import load_reading
 from longform_evals.data.squality import load_squality
 

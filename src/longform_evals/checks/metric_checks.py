@@ -34,7 +34,7 @@ from longform_evals.checks.inputs import (
 from longform_evals.checks.spec import Check, Observation, show, unchanged, within
 from longform_evals.checks.support_checks import clean_matrix, planted_matrix
 from longform_evals.data.multidoc import INSTRUCTION
-from longform_evals.data.planted_support import PlantedCluster
+from longform_evals.data.planted.support import PlantedCluster
 from longform_evals.scorers.bertscore import bertscore
 from longform_evals.scorers.meta_evaluation import auc, bacc
 from longform_evals.scorers.order_metrics import by_document_count, order_means, position_profile

@@ -15,7 +15,7 @@ from inspect_ai.scorer import Score
 from longform_evals.checks.inputs import respace, score_judged
 from longform_evals.checks.judge import JudgeChoice, current_judge
 from longform_evals.checks.spec import Check, Observation, unchanged, within
-from longform_evals.data.planted_answers import PlantedAnswer, load_planted_answers
+from longform_evals.data.planted.answers import PlantedAnswer, load_planted_answers
 from longform_evals.scorers.llm_raters import llm_raters
 
 METRIC = "llm_raters"

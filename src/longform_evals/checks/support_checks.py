@@ -16,7 +16,7 @@ from longform_evals.analysis.reduce import MERGES
 from longform_evals.analysis.support_matrix import SupportMatrix
 from longform_evals.checks.inputs import planted_clusters
 from longform_evals.checks.spec import Check, Observation, unchanged, within
-from longform_evals.data.planted_support import PlantedCluster
+from longform_evals.data.planted.support import PlantedCluster
 
 METRIC = "faithfulness_aggregation"
 # The "partial" support an exact judge gives a sentence another document only half covers.

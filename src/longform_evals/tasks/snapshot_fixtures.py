@@ -18,7 +18,7 @@ from typing import Any
 
 from longform_evals.data.books import bundled_books_dir
 from longform_evals.data.booksum import bundled_booksum_fixture
-from longform_evals.data.planted_support import bundled_planted_support, load_planted_support
+from longform_evals.data.planted.support import bundled_planted_support, load_planted_support
 from longform_evals.data.reading import reading_fixture
 from longform_evals.data.squality import bundled_squality_fixture
 
