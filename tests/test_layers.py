@@ -21,6 +21,7 @@
 from __future__ import annotations
 
 import ast
+import graphlib
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -437,3 +438,51 @@ def test_an_unregistered_package_task_is_reported() -> None:
         "tasks/fresh.py defines @task 'fresh', which the package registry does not have "
         "(no longform_evals/fresh)",
     ]
+
+
+# --------------------------------------------------------------------------------------------
+# No import circle: no module's top-level imports lead back to it.
+
+
+def load_time_imports(module: str, source: str, modules: set[str]) -> set[str]:
+    """The package modules `module` imports when it loads: its top-level imports (not those
+    inside functions, nor those under `if TYPE_CHECKING:`), each `from X import name` counted
+    as an import of `X.name` where that is a module."""
+    found: set[str] = set()
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            found |= {node.module} | {f"{node.module}.{a.name}" for a in node.names}
+    return {m for m in found if m in modules and m != module}
+
+
+def import_circle(graph: Mapping[str, set[str]]) -> list[str]:
+    """One circle of the import graph (empty when there is none)."""
+    try:
+        tuple(graphlib.TopologicalSorter(graph).static_order())
+    except graphlib.CycleError as exc:
+        return list(exc.args[1])
+    return []
+
+
+def test_no_module_imports_itself_back_when_it_loads() -> None:
+    sources = list(_package_sources())
+    modules = {m for m, _, _ in sources}
+    graph = {
+        m: load_time_imports(m, path.read_text(encoding="utf-8"), modules) for m, path, _ in sources
+    }
+    circle = import_circle(graph)
+    assert not circle, " -> ".join(circle)
+
+
+def test_an_import_circle_is_found() -> None:
+    modules = {"p.a", "p.b", "p.c"}
+    graph = {
+        "p.a": load_time_imports("p.a", "from p.b import x\n", modules),
+        "p.b": load_time_imports("p.b", "import p.c\n", modules),
+        "p.c": load_time_imports("p.c", "from p import a\nfrom p.a import y\n", modules),
+    }
+    assert set(import_circle(graph)) == modules
+    graph["p.c"] = load_time_imports("p.c", "def f():\n    from p.a import y\n", modules)
+    assert import_circle(graph) == []

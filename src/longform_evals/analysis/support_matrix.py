@@ -16,9 +16,14 @@ from typing import Any
 
 import numpy as np
 
-from longform_evals.analysis import positions
 from longform_evals.analysis.agreement import comparable
-from longform_evals.analysis.positions import IntArray, Ties
+from longform_evals.analysis.positions import (
+    IntArray,
+    Ties,
+    attribution,
+    position_coverage,
+    position_faithfulness,
+)
 from longform_evals.analysis.reduce import (
     MERGES,
     FloatArray,
@@ -200,7 +205,7 @@ class SupportMatrix:
 
     def attribution(self) -> IntArray:
         """Per sentence, the document with the highest support (ties → lowest; all-NaN → -1)."""
-        return positions.attribution(self.values)
+        return attribution(self.values)
 
     def position_faithfulness(
         self, threshold: float | None = 0.5, ties: Ties = "first"
@@ -212,14 +217,14 @@ class SupportMatrix:
         is ``>= threshold`` (or their mean best support when ``threshold`` is None); None
         where no sentence is attributed to i.
         """
-        return positions.position_faithfulness(self.values, threshold, ties)
+        return position_faithfulness(self.values, threshold, ties)
 
     def position_coverage(self, threshold: float | None = 0.5) -> list[float]:
         """Share of readable sentences each document supports (``>= threshold``) (App. C.2).
 
         See :func:`longform_evals.analysis.positions.position_coverage`.
         """
-        return positions.position_coverage(self.values, threshold)
+        return position_coverage(self.values, threshold)
 
     def reorder(self, order: Sequence[int]) -> SupportMatrix:
         """The same judgments with documents permuted: new row k is old row ``order[k]``.
