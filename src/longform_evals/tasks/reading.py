@@ -14,6 +14,7 @@ compression rate, pages looked up, words consumed per question.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from inspect_ai import Task, task
@@ -200,26 +201,22 @@ QUALITY_CARD = TaskCard(
     strategies=READING_STRATEGIES,
     snapshot=snapshot_fixtures.QUALITY,
 )
-NARRATIVEQA_CARD = TaskCard(
-    name="narrativeqa",
-    factory=narrativeqa,
-    family="reading",
-    headlines=_RATED,
-    cost=rated_answer_cost,
-    strategies=READING_STRATEGIES,
-    judged_by="grader",
-    calibration_kind="raters",
-    snapshot=snapshot_fixtures.NARRATIVEQA,
-)
-QMSUM_CARD = TaskCard(
-    name="qmsum",
-    factory=qmsum,
-    family="reading",
-    headlines=_RATED,
-    cost=rated_answer_cost,
-    strategies=READING_STRATEGIES,
-    judged_by="grader",
-    calibration_kind="raters",
-    data_required=True,
-    snapshot=snapshot_fixtures.QMSUM,
-)
+
+
+def _rated_card(name: str, factory: Callable[..., Task], **card: Any) -> TaskCard:
+    """A free-form reading task: answers rated by LR-1 and LR-2 (the `grader`), and ROUGE."""
+    return TaskCard(
+        name=name,
+        factory=factory,
+        family="reading",
+        headlines=_RATED,
+        cost=rated_answer_cost,
+        strategies=READING_STRATEGIES,
+        judged_by="grader",
+        calibration_kind="raters",
+        **card,
+    )
+
+
+NARRATIVEQA_CARD = _rated_card("narrativeqa", narrativeqa, snapshot=snapshot_fixtures.NARRATIVEQA)
+QMSUM_CARD = _rated_card("qmsum", qmsum, data_required=True, snapshot=snapshot_fixtures.QMSUM)

@@ -124,30 +124,26 @@ def _longformfact_records(folder: Path) -> dict[str, Any]:
     return {"data_dir": str(path), "include_full": False}
 
 
-BOOKSUM = SnapshotFixture(
-    lambda _: {
-        "data": str(bundled_booksum_fixture()),
-        "strategy": "full",
-        "target_words": 50,
-        "cache": False,
-    },
-    ({"default": BOOKSUM_SUMMARY},),
-    limit=1,
-    needs=BERTSCORE,
-    about="the first chapter of the BookSum fixture, one fixed summary",
-)
+def _narrative(data: Callable[[], Path], summary: str, about: str) -> SnapshotFixture:
+    """A narrative task's first sample, 'summarized' with one fixed summary (50 words)."""
+    return SnapshotFixture(
+        lambda _: {"data": str(data()), "strategy": "full", "target_words": 50, "cache": False},
+        ({"default": summary},),
+        limit=1,
+        needs=BERTSCORE,
+        about=about,
+    )
 
-SQUALITY = SnapshotFixture(
-    lambda _: {
-        "data": str(bundled_squality_fixture()),
-        "strategy": "full",
-        "target_words": 50,
-        "cache": False,
-    },
-    ({"default": SQUALITY_SUMMARY},),
-    limit=1,
-    needs=BERTSCORE,
-    about="the first question of the SQuALITY fixture, one fixed summary",
+
+BOOKSUM = _narrative(
+    bundled_booksum_fixture,
+    BOOKSUM_SUMMARY,
+    "the first chapter of the BookSum fixture, one fixed summary",
+)
+SQUALITY = _narrative(
+    bundled_squality_fixture,
+    SQUALITY_SUMMARY,
+    "the first question of the SQuALITY fixture, one fixed summary",
 )
 
 QUALITY = SnapshotFixture(
