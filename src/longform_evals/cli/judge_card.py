@@ -85,6 +85,48 @@ def _judge_agreement_log(
     return log.location
 
 
+def _finished_log(from_log: str, given: tuple[object, ...]) -> str:
+    """The log `--from-log` names, refused beside options that configure a new run."""
+    extra = [o for o, v in zip(_RUN_OPTIONS, given, strict=True) if v not in (None, ())]
+    if extra:
+        raise click.UsageError(
+            f"--from-log writes the card of a finished run; {', '.join(extra)} configure a new run"
+        )
+    if not Path(from_log).is_file():
+        raise click.ClickException(f"no log file at {from_log}")
+    return from_log
+
+
+def _run_args(
+    role: str | None,
+    kind: str | None,
+    data: str | None,
+    mode: str | None,
+    budget: int | None,
+    task_args: tuple[str, ...],
+) -> dict[str, Any]:
+    """The judge_agreement task's arguments of a new run, its required options checked."""
+    missing = [
+        o for o, v in (("--model-role", role), ("--kind", kind), ("--data", data)) if v is None
+    ]
+    if missing:
+        raise click.UsageError(f"{', '.join(missing)} needed (or --from-log LOG)")
+    if kind == "faithfulness" and mode not in (None, "auto"):
+        raise click.UsageError(
+            "--mode is the coherence judge's; a faithfulness judge is chosen with -T judge=NAME"
+        )
+    args = parse_key_values(task_args, "-T")
+    clash = [k for k in ("kind", "data", "budget", "mode") if k in args]
+    if clash:
+        raise click.UsageError(f"give {', '.join('--' + k for k in clash)}, not -T")
+    return args | {
+        "kind": kind,
+        "data": data,
+        "budget": budget or DEFAULT_CARD_BUDGET,
+        "mode": mode or "auto",
+    }
+
+
 @main.command("judge-card")
 @click.option(
     "--model-role",
@@ -178,36 +220,10 @@ def judge_card_command(
 
     if from_log is not None:
         given = (role, model_args, kind, mode, budget, task_args, log_dir)
-        extra = [o for o, v in zip(_RUN_OPTIONS, given, strict=True) if v not in (None, ())]
-        if extra:
-            raise click.UsageError(
-                f"--from-log writes the card of a finished run; {', '.join(extra)} "
-                "configure a new run"
-            )
-        location = from_log
-        if not Path(location).is_file():
-            raise click.ClickException(f"no log file at {location}")
+        location = _finished_log(from_log, given)
     else:
-        missing = [
-            o for o, v in (("--model-role", role), ("--kind", kind), ("--data", data)) if v is None
-        ]
-        if missing:
-            raise click.UsageError(f"{', '.join(missing)} needed (or --from-log LOG)")
-        assert role is not None and kind is not None
-        if kind == "faithfulness" and mode not in (None, "auto"):
-            raise click.UsageError(
-                "--mode is the coherence judge's; a faithfulness judge is chosen with -T judge=NAME"
-            )
-        args = parse_key_values(task_args, "-T")
-        clash = [k for k in ("kind", "data", "budget", "mode") if k in args]
-        if clash:
-            raise click.UsageError(f"give {', '.join('--' + k for k in clash)}, not -T")
-        args |= {
-            "kind": kind,
-            "data": data,
-            "budget": budget or DEFAULT_CARD_BUDGET,
-            "mode": mode or "auto",
-        }
+        args = _run_args(role, kind, data, mode, budget, task_args)
+        assert role is not None
         location = _judge_agreement_log(role, model_args, args, log_dir or "logs")
     try:
         log = read_eval_log(location)

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
 from longform_evals.cli.group import DEFAULT_LOCAL_MODEL, main, parse_key_values
+
+if TYPE_CHECKING:
+    from inspect_ai.log import EvalLog
 
 
 @main.command()
@@ -67,6 +71,13 @@ def quickstart(
             log_dir=log_dir,
             display="plain",
         )
+    _report(log, book, strategy, chunk_size)
+    click.echo("browse it with: inspect view --log-dir " + log_dir)
+
+
+def _report(log: EvalLog, book: str, strategy: str, chunk_size: int) -> None:
+    """The summary, its BooookScore and flagged sentences, and the log; exit 1 on a failed or
+    limited run."""
     if log.status != "success" or not log.samples:
         click.echo(f"eval {log.status}: {log.error.message if log.error else ''}", err=True)
         click.echo(f"log: {log.location}", err=True)
@@ -93,4 +104,3 @@ def quickstart(
         if verdict.get("confused"):
             click.echo(f"  flagged [{', '.join(verdict['types'])}]: {verdict['sentence']}")
     click.echo(f"log: {log.location}")
-    click.echo("browse it with: inspect view --log-dir " + log_dir)

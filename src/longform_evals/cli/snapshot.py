@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from longform_evals.cli.group import main
+
+if TYPE_CHECKING:
+    from longform_evals.checks.judge import JudgeChoice
 
 
 @main.command("snapshot")
@@ -43,11 +47,8 @@ def snapshot_command(
     from longform_evals.checks.snapshots import (
         SNAPSHOT_TASKS,
         SnapshotError,
-        compare,
-        missing_modules,
         snapshot_dir,
     )
-    from longform_evals.checks.snapshots import update as update_snapshot
 
     unknown = [t for t in tasks if t not in SNAPSHOT_TASKS]
     if unknown:
@@ -60,6 +61,28 @@ def snapshot_command(
         raise click.UsageError(str(exc)) from exc
     judge = JudgeChoice(live=record, record=True) if record else JudgeChoice()
     names = list(dict.fromkeys(tasks)) or list(SNAPSHOT_TASKS)
+    failed, skipped = _run_each(names, folder, judge, update)
+    checked = len(names) - len(skipped)
+    summary = f"{checked - len(failed)} of {checked} snapshots " + (
+        "up to date" if update else "match"
+    )
+    if skipped:
+        summary += f" ({len(skipped)} skipped: {', '.join(skipped)})"
+    if failed:
+        summary += f"; failed: {', '.join(failed)}"
+    click.echo(summary)
+    if failed:
+        sys.exit(1)
+
+
+def _run_each(
+    names: list[str], folder: Path, judge: JudgeChoice, update: bool
+) -> tuple[list[str], list[str]]:
+    """Compare (or update) each task's snapshot, printing its report: the failed and the
+    skipped tasks."""
+    from longform_evals.checks.snapshots import SnapshotError, compare, missing_modules
+    from longform_evals.checks.snapshots import update as update_snapshot
+
     failed: list[str] = []
     skipped: list[str] = []
     for name in names:
@@ -77,14 +100,4 @@ def snapshot_command(
         click.echo(comparison.report())
         if not (comparison.ok or comparison.written):
             failed.append(name)
-    checked = len(names) - len(skipped)
-    summary = f"{checked - len(failed)} of {checked} snapshots " + (
-        "up to date" if update else "match"
-    )
-    if skipped:
-        summary += f" ({len(skipped)} skipped: {', '.join(skipped)})"
-    if failed:
-        summary += f"; failed: {', '.join(failed)}"
-    click.echo(summary)
-    if failed:
-        sys.exit(1)
+    return failed, skipped
