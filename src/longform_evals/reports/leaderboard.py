@@ -467,8 +467,16 @@ def _row(key: tuple[str, str, str | None], ev: Mapping[str, Any], frame: Any) ->
         steps=_steps([f.get("steps") or {} for _, f in facts], n),
         wall_seconds=_seconds(started, completed),
     )
-    results = _results(str(ev["log"]))
-    for metric in HEADLINES[task]:
+    _add_metrics(row, facts, _results(str(ev["log"])))
+    return row
+
+
+def _add_metrics(
+    row: Row, facts: list[tuple[str, dict[str, Any]]], results: Mapping[tuple[str, str], Any]
+) -> None:
+    """The row's headline metrics: the log's own result, with an interval over the samples'
+    values for a per-sample metric, and each metric's count of samples without a value."""
+    for metric in HEADLINES[row.task]:
         if not any(metric.scorer in f.get("scores", {}) for _, f in facts):
             continue
         values = {k: _value(f.get("scores", {}), metric) for k, f in facts if not f.get("error")}
@@ -486,7 +494,6 @@ def _row(key: tuple[str, str, str | None], ev: Mapping[str, Any], frame: Any) ->
         elif not metric.per_sample and not math.isnan(point):
             scaled = point * metric.scale
             row.metrics[metric.label] = Interval(scaled, math.nan, math.nan, n=len(readable))
-    return row
 
 
 def _results(log: str) -> dict[tuple[str, str], dict[str, float]]:
