@@ -243,7 +243,7 @@ def test_a_coherence_card_does_not_apply_under_another_threshold(
 ) -> None:
     import asyncio
 
-    from longform_evals.scorers.booookscore import CoherenceJudging
+    from longform_evals.judges.coherence_judges import CoherenceJudging
 
     write(folder, card(judge="scripted/judge", mode="probe"))
     judge = get_model("scripted/judge", rules=[{"pattern": ".", "response": "No"}], memoize=False)

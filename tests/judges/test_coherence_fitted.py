@@ -130,7 +130,7 @@ def test_the_judge_asks_with_the_prompt_its_weights_were_fitted_on(
 
 
 def test_the_scorer_refuses_fitted_mode_without_a_file() -> None:
-    from longform_evals.scorers.booookscore import CoherenceJudging
+    from longform_evals.judges.coherence_judges import CoherenceJudging
 
     judge = get_model("scripted/probe", rules=[{"pattern": ".", "response": "No"}], memoize=False)
     with pytest.raises(ValueError, match="no fitted coherence judge"):

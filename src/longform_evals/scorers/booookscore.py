@@ -18,28 +18,20 @@ fragments of a worded summary are not judged and are listed in the metadata.
 from __future__ import annotations
 
 import math
-from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any, Literal, get_args
+from typing import Any
 
 from inspect_ai.model import Model
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
-from longform_evals.judges.cards import card_name
 from longform_evals.judges.coherence import (
-    JudgeSettings,
     SentenceLayout,
     SentenceVerdict,
-    judge_summary,
 )
-from longform_evals.judges.coherence_fitted import fitted_summary, load_fitted
-from longform_evals.judges.coherence_probe import ProbeSettings, probe_summary, thresholds_for
+from longform_evals.judges.coherence_judges import CoherenceJudging, resolve_mode
 from longform_evals.judges.coherence_types import ERROR_TYPES
-from longform_evals.judges.health import announce_uncalibrated, note_readings
 from longform_evals.models.grader import GRADER_ROLE, grader_model
-from longform_evals.models.replay import stands_for
 from longform_evals.scorers.limited import unless_limited
 from longform_evals.scorers.unscorable import TextCheck, check_text, unscorable_metrics
 from longform_evals.vocabulary import ScorerMode
@@ -76,17 +68,6 @@ def booookscore_values(verdicts: list[SentenceVerdict], judge_calls: int) -> dic
     return values
 
 
-def resolve_mode(
-    mode: ScorerMode, model: Model
-) -> Literal["sentence", "batched", "probe", "fitted"]:
-    """`auto`: log-probability probes for embedded local judges (or a replay of one), the
-    paper's method otherwise. The `fitted` judge is not chosen by `auto`: it agrees better with
-    people's labels but does not react to a single planted error (docs/judges.md)."""
-    if mode != "auto":
-        return mode
-    return "probe" if stands_for(model).startswith("gguf/") else "sentence"
-
-
 def _unjudged_score(summary: str, check: TextCheck, mode: str, judge: str) -> Score:
     """The score of a summary without words: no judge call."""
     empty = booookscore_values([], 0)
@@ -109,97 +90,6 @@ def _explanation(verdicts: Sequence[SentenceVerdict], check: TextCheck) -> str:
     if check.wordless:
         explanation += f"\n{len(check.wordless)} wordless fragment(s) not judged"
     return explanation
-
-
-@dataclass(frozen=True)
-class CoherenceJudging:
-    """How the scorer asks its judge: the scorer's arguments, checked, applied to sentences.
-
-    The judge-agreement task asks its judge through this too, so its verdicts are the ones
-    the BooookScore scorer would give."""
-
-    mode: ScorerMode = "auto"
-    batch_size: int = 10
-    max_attempts: int = 3
-    cache: bool = True
-    prompts_dir: str | None = None
-    calibration: str | None = None
-    threshold: float | None = None
-    layout: SentenceLayout = "quoted"
-
-    def __post_init__(self) -> None:
-        if self.layout not in get_args(SentenceLayout):
-            raise ValueError(f"unknown layout {self.layout!r}; expected 'numbered' or 'quoted'")
-        if self.mode not in get_args(ScorerMode):
-            raise ValueError(
-                f"unknown mode {self.mode!r}; expected one of {', '.join(get_args(ScorerMode))}"
-            )
-
-    async def judge(
-        self, judge: Model, sentences: list[str]
-    ) -> tuple[list[SentenceVerdict], int, dict[str, Any]]:
-        """Verdicts on `sentences`, the judge calls made, and what the metadata should say of
-        how they were asked (`mode`, the packaged judge card that applies as `judge_card`,
-        and the calibration or the layout). A judge running uncalibrated, or whose verdicts
-        go unread too often, is announced during the run (`judges/health.py`)."""
-        verdicts, calls, extra = await self._ask(judge, sentences)
-        source = str(extra.get("calibration", ""))
-        if source.startswith("uncalibrated"):
-            announce_uncalibrated(str(judge), "coherence", source)
-        parsed = sum(1 for v in verdicts if v.parsed)
-        note_readings(str(judge), "coherence", parsed, len(verdicts) - parsed)
-        read_from: Counter[str] = Counter()
-        for v in verdicts:
-            read_from.update(v.read_from or {})
-        if read_from:
-            extra["answers_read_from"] = dict(read_from)
-        return verdicts, calls, extra
-
-    async def _ask(
-        self, judge: Model, sentences: list[str]
-    ) -> tuple[list[SentenceVerdict], int, dict[str, Any]]:
-        resolved = resolve_mode(self.mode, judge)
-        # A card measures the packaged calibration: with another one, no card applies.
-        own = self.calibration is None and self.threshold is None
-        card = card_name(stands_for(judge), "coherence", resolved) if own else None
-        extra: dict[str, Any] = {"mode": resolved, "judge_card": card}
-        if resolved == "fitted":
-            fitted = load_fitted(str(judge), self.calibration)
-            if fitted is None:
-                raise ValueError(
-                    f"no fitted coherence judge is packaged for {judge}: use mode=probe, or fit "
-                    "one on people's labels (benchmarks/coherence_human_fit.py) and pass it as "
-                    "calibration=FILE"
-                )
-            extra["calibration"] = fitted.source
-            settings = ProbeSettings(cache=self.cache, prompts_dir=self.prompts_dir)
-            verdicts, calls = await fitted_summary(judge, sentences, settings, fitted)
-            return verdicts, calls, extra
-        if resolved == "probe":
-            probe_settings = ProbeSettings(
-                cache=self.cache,
-                prompts_dir=self.prompts_dir,
-                calibration=self.calibration,
-                threshold=self.threshold,
-            )
-            extra["calibration"] = thresholds_for(str(judge), probe_settings)[1]
-            verdicts, calls = await probe_summary(judge, sentences, probe_settings)
-            return verdicts, calls, extra
-        verdicts, calls = await judge_summary(
-            judge,
-            sentences,
-            JudgeSettings(
-                mode=resolved,
-                batch_size=self.batch_size,
-                max_attempts=self.max_attempts,
-                cache=self.cache,
-                prompts_dir=self.prompts_dir,
-                layout=self.layout,
-            ),
-        )
-        if resolved == "sentence":
-            extra["layout"] = self.layout
-        return verdicts, calls, extra
 
 
 @scorer(metrics=_METRICS)

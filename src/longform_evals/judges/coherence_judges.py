@@ -1,0 +1,169 @@
+"""The coherence judges, one table: how each BooookScore mode asks a judge model about the
+sentences of a summary, beside the faithfulness judges' table (`support_judges.py`).
+
+Every entry takes the checked options (:class:`CoherenceJudging`), the judge model and the
+sentences, and gives the verdicts and the calls made; it may add to the metadata it is handed
+(where its thresholds came from, its prompt layout). :meth:`CoherenceJudging.judge` resolves
+`auto`, names the packaged judge card that applies, announces an uncalibrated judge or one
+whose verdicts go unread, and counts how answers were read. The BooookScore scorer and the
+judge-agreement scorer both ask through it, so their verdicts are the same.
+
+To add a coherence judge: one module in `judges/` with its call site, one entry here, its
+mode in `vocabulary.ScorerMode`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Literal, get_args
+
+from inspect_ai.model import Model
+
+from longform_evals.judges.cards import card_name
+from longform_evals.judges.coherence import (
+    JudgeSettings,
+    SentenceLayout,
+    SentenceVerdict,
+    judge_summary,
+)
+from longform_evals.judges.coherence_fitted import fitted_summary, load_fitted
+from longform_evals.judges.coherence_probe import ProbeSettings, probe_summary, thresholds_for
+from longform_evals.judges.health import announce_uncalibrated, note_readings
+from longform_evals.models.replay import stands_for
+from longform_evals.vocabulary import ScorerMode
+
+__all__ = ["COHERENCE_JUDGES", "CoherenceJudge", "CoherenceJudging", "resolve_mode"]
+
+
+def resolve_mode(
+    mode: ScorerMode, model: Model
+) -> Literal["sentence", "batched", "probe", "fitted"]:
+    """`auto`: log-probability probes for embedded local judges (or a replay of one), the
+    paper's method otherwise. The `fitted` judge is not chosen by `auto`: it agrees better with
+    people's labels but does not react to a single planted error (docs/judges.md)."""
+    if mode != "auto":
+        return mode
+    return "probe" if stands_for(model).startswith("gguf/") else "sentence"
+
+
+@dataclass(frozen=True)
+class CoherenceJudging:
+    """How a scorer asks its coherence judge: the scorer's arguments, checked, applied to
+    sentences through the judge of :data:`COHERENCE_JUDGES` its mode names."""
+
+    mode: ScorerMode = "auto"
+    batch_size: int = 10
+    max_attempts: int = 3
+    cache: bool = True
+    prompts_dir: str | None = None
+    calibration: str | None = None
+    threshold: float | None = None
+    layout: SentenceLayout = "quoted"
+
+    def __post_init__(self) -> None:
+        if self.layout not in get_args(SentenceLayout):
+            raise ValueError(f"unknown layout {self.layout!r}; expected 'numbered' or 'quoted'")
+        if self.mode not in get_args(ScorerMode):
+            raise ValueError(
+                f"unknown mode {self.mode!r}; expected one of {', '.join(get_args(ScorerMode))}"
+            )
+
+    async def judge(
+        self, judge: Model, sentences: list[str]
+    ) -> tuple[list[SentenceVerdict], int, dict[str, Any]]:
+        """Verdicts on `sentences`, the judge calls made, and what the metadata should say of
+        how they were asked (`mode`, the packaged judge card that applies as `judge_card`,
+        and the calibration or the layout). A judge running uncalibrated, or whose verdicts
+        go unread too often, is announced during the run (`judges/health.py`)."""
+        verdicts, calls, extra = await self._ask(judge, sentences)
+        source = str(extra.get("calibration", ""))
+        if source.startswith("uncalibrated"):
+            announce_uncalibrated(str(judge), "coherence", source)
+        parsed = sum(1 for v in verdicts if v.parsed)
+        note_readings(str(judge), "coherence", parsed, len(verdicts) - parsed)
+        read_from: Counter[str] = Counter()
+        for v in verdicts:
+            read_from.update(v.read_from or {})
+        if read_from:
+            extra["answers_read_from"] = dict(read_from)
+        return verdicts, calls, extra
+
+    async def _ask(
+        self, judge: Model, sentences: list[str]
+    ) -> tuple[list[SentenceVerdict], int, dict[str, Any]]:
+        resolved = resolve_mode(self.mode, judge)
+        # A card measures the packaged calibration: with another one, no card applies.
+        own = self.calibration is None and self.threshold is None
+        card = card_name(stands_for(judge), "coherence", resolved) if own else None
+        extra: dict[str, Any] = {"mode": resolved, "judge_card": card}
+        verdicts, calls = await COHERENCE_JUDGES[resolved](self, judge, sentences, extra)
+        return verdicts, calls, extra
+
+
+CoherenceJudge = Callable[
+    [CoherenceJudging, Model, list[str], dict[str, Any]],
+    Awaitable[tuple[list[SentenceVerdict], int]],
+]
+"""(options, judge model, sentences, metadata to add to) -> (verdicts, calls made)."""
+
+
+async def _fitted(
+    options: CoherenceJudging, judge: Model, sentences: list[str], extra: dict[str, Any]
+) -> tuple[list[SentenceVerdict], int]:
+    """The fitted judge: probes and text signals weighed by a model fitted on people's labels."""
+    fitted = load_fitted(str(judge), options.calibration)
+    if fitted is None:
+        raise ValueError(
+            f"no fitted coherence judge is packaged for {judge}: use mode=probe, or fit "
+            "one on people's labels (benchmarks/coherence_human_fit.py) and pass it as "
+            "calibration=FILE"
+        )
+    extra["calibration"] = fitted.source
+    settings = ProbeSettings(cache=options.cache, prompts_dir=options.prompts_dir)
+    return await fitted_summary(judge, sentences, settings, fitted)
+
+
+async def _probe(
+    options: CoherenceJudging, judge: Model, sentences: list[str], extra: dict[str, Any]
+) -> tuple[list[SentenceVerdict], int]:
+    """Calibrated yes/no probes read from log-probabilities (small local judges)."""
+    settings = ProbeSettings(
+        cache=options.cache,
+        prompts_dir=options.prompts_dir,
+        calibration=options.calibration,
+        threshold=options.threshold,
+    )
+    extra["calibration"] = thresholds_for(str(judge), settings)[1]
+    return await probe_summary(judge, sentences, settings)
+
+
+def _paper(mode: Literal["sentence", "batched"]) -> CoherenceJudge:
+    """The paper's prompt, one sentence per call (`sentence`) or several (`batched`)."""
+
+    async def ask(
+        options: CoherenceJudging, judge: Model, sentences: list[str], extra: dict[str, Any]
+    ) -> tuple[list[SentenceVerdict], int]:
+        settings = JudgeSettings(
+            mode=mode,
+            batch_size=options.batch_size,
+            max_attempts=options.max_attempts,
+            cache=options.cache,
+            prompts_dir=options.prompts_dir,
+            layout=options.layout,
+        )
+        if mode == "sentence":
+            extra["layout"] = options.layout
+        return await judge_summary(judge, sentences, settings)
+
+    return ask
+
+
+COHERENCE_JUDGES: dict[str, CoherenceJudge] = {
+    "sentence": _paper("sentence"),
+    "batched": _paper("batched"),
+    "probe": _probe,
+    "fitted": _fitted,
+}
+"""The coherence judges by BooookScore mode (`auto` resolves to one of them)."""
