@@ -52,7 +52,7 @@ from inspect_ai.log import EvalLog
 from inspect_ai.model import Model, get_model
 
 from longform_evals.judges.injection import as_data
-from longform_evals.scorers.unscorable import check_text
+from longform_evals.judges.text_check import check_text
 
 if TYPE_CHECKING:
     import reference_env

@@ -93,8 +93,8 @@ from inspect_ai.solver import Solver, TaskState
 
 from longform_evals.data.books import bundled_books_dir, load_books, load_summaries
 from longform_evals.judges.coherence import JudgeSettings, judge_summary
+from longform_evals.judges.text_check import check_text
 from longform_evals.scorers.booookscore import booookscore_values
-from longform_evals.scorers.unscorable import check_text
 from longform_evals.solvers.settings import SummarySettings
 from longform_evals.solvers.summarize.given import given_summary
 from longform_evals.solvers.summarize.hierarchical import hierarchical_merge

@@ -21,20 +21,19 @@ from inspect_ai.model import Model, get_model
 from inspect_ai.scorer import SampleScore, Score, Scorer, mean, stderr
 from inspect_ai.solver import generate
 
-from longform_evals.models.scripted import ScriptedModelAPI
-from longform_evals.scorers.booookscore import booookscore
-from longform_evals.scorers.faithfulness import VALUE_KEYS, faithfulness
-from longform_evals.scorers.llm_raters import llm_raters
-from longform_evals.scorers.rouge import rouge
-from longform_evals.scorers.unscorable import (
+from longform_evals.judges.faithfulness_judging import VALUE_KEYS
+from longform_evals.judges.text_check import (
     EMPTY_SUMMARY,
     NO_SENTENCES,
-    count,
-    nan_mean,
-    nan_stderr,
     summary_problem,
     worded_sentences,
 )
+from longform_evals.models.scripted import ScriptedModelAPI
+from longform_evals.scorers.booookscore import booookscore
+from longform_evals.scorers.faithfulness import faithfulness
+from longform_evals.scorers.llm_raters import llm_raters
+from longform_evals.scorers.rouge import rouge
+from longform_evals.scorers.unscorable import count, nan_mean, nan_stderr
 from longform_evals.solvers import given_summary
 
 COUNT = "longform_evals/count"  # how Inspect names a package metric in the results

@@ -31,9 +31,10 @@ from longform_evals.judges.coherence import (
 )
 from longform_evals.judges.coherence_judges import CoherenceJudging, resolve_mode
 from longform_evals.judges.coherence_types import ERROR_TYPES
+from longform_evals.judges.text_check import TextCheck, check_text
 from longform_evals.models.grader import GRADER_ROLE, grader_model
 from longform_evals.scorers.limited import unless_limited
-from longform_evals.scorers.unscorable import TextCheck, check_text, unscorable_metrics
+from longform_evals.scorers.unscorable import unscorable_metrics
 from longform_evals.vocabulary import ScorerMode
 
 _METRICS: dict[str, list[Any]] = {

@@ -34,12 +34,12 @@ from inspect_ai.solver import TaskState
 from longform_evals.analysis.judge_agreement import reference_flag
 from longform_evals.judges.coherence import SentenceLayout
 from longform_evals.judges.coherence_judges import CoherenceJudging
+from longform_evals.judges.faithfulness_judging import FaithfulnessJudging
 from longform_evals.judges.statement_parts import as_statements
+from longform_evals.judges.text_check import has_word, worded_sentences
 from longform_evals.models.grader import GRADER_ROLE, grader_model
-from longform_evals.scorers.faithfulness import FaithfulnessJudging
 from longform_evals.scorers.judge_agreement_metrics import agreement_metrics
 from longform_evals.scorers.limited import unless_limited
-from longform_evals.scorers.unscorable import has_word, worded_sentences
 from longform_evals.vocabulary import JUDGE_KINDS, JudgeKind, ScorerMode
 
 Kind = JudgeKind

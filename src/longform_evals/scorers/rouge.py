@@ -19,8 +19,9 @@ from typing import Any, Protocol
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
+from longform_evals.judges.text_check import EMPTY_SUMMARY, check_text
 from longform_evals.scorers.limited import unless_limited
-from longform_evals.scorers.unscorable import EMPTY_SUMMARY, check_text, unscorable_metrics
+from longform_evals.scorers.unscorable import unscorable_metrics
 
 DEFAULT_VARIANTS: tuple[str, ...] = ("rouge1", "rouge2", "rougeL")
 _VARIANT = re.compile(r"rouge[1-9]|rougeL|rougeLsum")

@@ -23,105 +23,12 @@ places that hand a metric NaN values themselves.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
-from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 from inspect_ai.scorer import Metric, SampleScore, metric, value_to_float
 
-from longform_evals.judges.injection import injection_report
-from longform_evals.text import split_sentences
-
-EMPTY_SUMMARY = "empty_summary"
-"""Reason: the text is empty or whitespace only."""
-NO_SENTENCES = "no_sentences"
-"""Reason: the text is not blank, but no sentence of it holds a word."""
-SCORED = "scored"
-"""Value key: 1 when the headline value is a number, else 0."""
-INJECTION_SUSPECT = "injection_suspect"
-"""Value and metadata key: text addressed to the judge was found in the judged sentences."""
-REASONS: tuple[str, ...] = (EMPTY_SUMMARY, NO_SENTENCES)
-
-_DESCRIBE = {
-    EMPTY_SUMMARY: "the {what} is empty",
-    NO_SENTENCES: "no sentence of the {what} has a word (a letter or digit)",
-}
-
-
-def has_word(text: str) -> bool:
-    """Whether ``text`` holds a letter or digit in any script."""
-    return any(c.isalnum() for c in text)
-
-
-def worded_sentences(sentences: Iterable[str]) -> tuple[list[str], list[str]]:
-    """The sentences that hold a word, and the wordless fragments, each in order.
-
-    Runs of whitespace inside a worded sentence become one space: line breaks and doubled spaces say
-    nothing a judge should weigh, and a judge shown them can answer differently.
-    """
-    worded: list[str] = []
-    wordless: list[str] = []
-    for sentence in sentences:
-        if has_word(sentence):
-            worded.append(" ".join(sentence.split()))
-        else:
-            wordless.append(sentence)
-    return worded, wordless
-
-
-@dataclass(frozen=True)
-class TextCheck:
-    """What a scorer may judge of a text."""
-
-    problem: str | None
-    """`empty_summary`, `no_sentences`, or None when the text can be scored."""
-    sentences: list[str]
-    """The sentences with a word (the ones to judge)."""
-    wordless: list[str]
-    """The wordless fragments, not judged."""
-    injection: list[dict[str, str]] | None = None
-    """For a judged text: the cues of text addressed to the judge (kind, text, where)."""
-
-    def values(self, headline: float) -> dict[str, float]:
-        """The value entries counting the reasons and whether ``headline`` is a number (and,
-        for a judged text, whether it holds text addressed to the judge)."""
-        values = {
-            **{reason: float(self.problem == reason) for reason in REASONS},
-            SCORED: float(not math.isnan(headline)),
-        }
-        if self.injection is not None:
-            values[INJECTION_SUSPECT] = float(bool(self.injection))
-        return values
-
-    def metadata(self) -> dict[str, object]:
-        meta: dict[str, object] = {"unscorable": self.problem, "wordless_fragments": self.wordless}
-        if self.injection is not None:
-            meta[INJECTION_SUSPECT] = self.injection
-        return meta
-
-    def explanation(self, what: str = "summary") -> str:
-        """Why the text was not scored ("summary" or "answer" as ``what``)."""
-        if self.problem is None:
-            raise ValueError("the text is scorable")
-        return f"not scored ({self.problem}): {_DESCRIBE[self.problem].format(what=what)}"
-
-
-def check_text(text: str, sentences: list[str] | None = None, judged: bool = False) -> TextCheck:
-    """Check ``text`` split into ``sentences`` (default: `split_sentences`); `judged`: also
-    look for text addressed to the judge in the sentences to judge."""
-    worded, wordless = worded_sentences(split_sentences(text) if sentences is None else sentences)
-    problem = EMPTY_SUMMARY if not text.strip() else None if worded else NO_SENTENCES
-    injection = None
-    if judged:
-        injection = injection_report({f"sentence {i}": s for i, s in enumerate(worded)})
-    return TextCheck(problem, worded, wordless, injection)
-
-
-def summary_problem(text: str) -> str | None:
-    """`empty_summary` for a blank text, `no_sentences` for one without a worded sentence,
-    else None."""
-    return check_text(text).problem
+from longform_evals.judges.text_check import INJECTION_SUSPECT, REASONS, SCORED
 
 
 def _numbers(scores: list[SampleScore]) -> npt.NDArray[np.float64]:

@@ -22,8 +22,9 @@ from inspect_ai.scorer import Metric, mean
 from longform_evals.analysis import Merge
 from longform_evals.analysis.ordering import expand_orders
 from longform_evals.data.longformfact import load_longformfact, load_longformfact_remote
+from longform_evals.judges.faithfulness_judging import AGGREGATIONS, FULL_AGGREGATIONS
 from longform_evals.judges.support import JudgeOptions
-from longform_evals.scorers.faithfulness import AGGREGATIONS, FULL_AGGREGATIONS, faithfulness
+from longform_evals.scorers.faithfulness import faithfulness
 from longform_evals.scorers.meta_evaluation import auc, bacc, bacc_by_order
 from longform_evals.scorers.order_metrics import bacc_by_order_sensitivity
 from longform_evals.scorers.unscorable import unscorable_metrics

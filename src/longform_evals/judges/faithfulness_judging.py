@@ -1,0 +1,371 @@
+"""How the `faithfulness` scorer judges a sample: its checked configuration and its steps (the
+support matrix of every document unit and summary sentence, its aggregations, the score's
+values and metadata). The judge-agreement scorer judges people's labelled sentences through
+this too, so its verdicts are the ones the `faithfulness` scorer would give."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from itertools import product
+from typing import Any
+
+from inspect_ai.scorer import Score
+from inspect_ai.solver import TaskState
+
+from longform_evals.analysis import MERGES, Merge, SupportMatrix
+from longform_evals.data.multidoc import sample_documents
+from longform_evals.judges.cards import card_name, faithfulness_mode
+from longform_evals.judges.health import announce_uncalibrated, note_readings
+from longform_evals.judges.statement_parts import as_statements, judge_with_parts
+from longform_evals.judges.support import (
+    JudgeOptions,
+    JudgeSetup,
+    SupportJudge,
+    SupportJudgement,
+)
+from longform_evals.judges.support_judges import check_judge, support_judge
+from longform_evals.judges.text_check import TextCheck, check_text
+from longform_evals.text import (
+    DocChunk,
+    chunk_documents,
+    join_documents,
+    parse_chunk_mode,
+    split_sentences,
+)
+
+AGGREGATIONS: tuple[str, ...] = tuple(f"{d}_{s}" for d, s in product(MERGES, MERGES))
+FULL_AGGREGATIONS: tuple[str, ...] = tuple(f"full_{s}" for s in MERGES)
+VALUE_KEYS: tuple[str, ...] = ("faithfulness", *AGGREGATIONS, *FULL_AGGREGATIONS)
+
+
+def summary_sentences(state: TaskState, summary: str) -> list[str]:
+    """The summary's sentences; a sample's own split is kept when it describes this summary
+    (human labels of meta-evaluation data are aligned to it)."""
+    given = state.metadata.get("summary_sentences")
+    if isinstance(given, list) and state.metadata.get("summary") == summary:
+        return [str(s) for s in given]
+    return split_sentences(summary)
+
+
+def _values(rows: list[list[SupportJudgement]]) -> list[list[float | None]]:
+    return [[j.value for j in row] for row in rows]
+
+
+def _doc_rows(
+    unit_rows: list[list[SupportJudgement]], unit_docs: list[int], n_docs: int
+) -> list[list[float | None]]:
+    """Support per (document, sentence): the max over the document's units (missing ignored)."""
+    rows: list[list[float | None]] = []
+    for d in range(n_docs):
+        mine = [row for row, doc in zip(unit_rows, unit_docs, strict=True) if doc == d]
+        rows.append(
+            [
+                max((v for v in col if v is not None), default=None)
+                for col in zip(*([j.value for j in row] for row in mine), strict=True)
+            ]
+        )
+    return rows
+
+
+def _check_options(judge: str, doc_merge: str, sentence_merge: str, chunking: str | None) -> None:
+    """Fail at task construction on an unknown judge, merge or chunking mode."""
+    check_judge(judge)
+    if doc_merge not in MERGES or sentence_merge not in MERGES:
+        raise ValueError(f"doc_merge and sentence_merge must be one of {MERGES}")
+    if chunking is not None:
+        parse_chunk_mode(chunking)
+
+
+def _unscorable_score(summary: str, check: TextCheck) -> Score:
+    """The score of a summary without words: NaN values, no judge call."""
+    return Score(
+        value={
+            **dict.fromkeys((*VALUE_KEYS, "missing_rate"), math.nan),
+            "judge_calls": 0.0,
+            **check.values(math.nan),
+        },
+        answer=summary,
+        explanation=check.explanation(),
+        metadata=check.metadata(),
+    )
+
+
+@dataclass(frozen=True)
+class _Resolved:
+    """The judge of a sample as the task's model roles and calibration make it."""
+
+    setup: JudgeSetup
+    chunking: str
+    thresholds: dict[str, float]
+    """Summary thresholds per aggregation and for `faithfulness`."""
+    sentence_threshold: float
+
+
+@dataclass(frozen=True)
+class _Judged:
+    """One sample's judgements, per judge unit and per non-empty document."""
+
+    sentences: list[str]
+    kept: list[int]
+    """Indices of the non-empty documents (the matrix's rows, in order)."""
+    units: list[DocChunk]
+    """The units the judge read; `doc_index` counts kept documents."""
+    unit_rows: list[list[SupportJudgement]]
+    rows: list[list[float | None]]
+    """Support per (kept document, sentence)."""
+    full_rows: list[list[SupportJudgement]] | None
+    """With `include_full`: the one row of all documents read at once."""
+    statements: list[str]
+    """What each sentence was judged as (an aside with the sentence before it)."""
+    parts: list[list[str]]
+    """Per sentence, the parts it was also judged as (`judges/statement_parts.py`)."""
+    part_calls: int
+    """Judge calls made for those parts."""
+
+    @property
+    def full(self) -> list[float | None] | None:
+        return _values(self.full_rows)[0] if self.full_rows else None
+
+
+@dataclass(frozen=True)
+class FaithfulnessJudging:
+    """The scorer's fixed configuration (the factory's checked arguments) and its steps.
+
+    The judge-agreement task judges human-labelled sentences through this too (`build`,
+    `sentence_support`), so its verdicts are the ones this scorer would give."""
+
+    judge: SupportJudge
+    doc_merge: Merge
+    sentence_merge: Merge
+    chunking: str | None
+    include_full: bool
+    threshold: float | None
+    judge_name: str = "llm"
+    """The judge's name in `SUPPORT_JUDGES` (what its judge card's mode begins with)."""
+
+    @classmethod
+    def build(
+        cls,
+        judge: str = "llm",
+        doc_merge: Merge = "max",
+        sentence_merge: Merge = "mean",
+        chunking: str | None = None,
+        include_full: bool = False,
+        threshold: float | None = None,
+        judge_options: JudgeOptions | Mapping[str, Any] | None = None,
+    ) -> FaithfulnessJudging:
+        """The configuration of the factory's arguments, checked (see :func:`faithfulness`)."""
+        _check_options(judge, doc_merge, sentence_merge, chunking)
+        return cls(
+            judge=support_judge(judge, JudgeOptions.of(judge_options)),
+            doc_merge=doc_merge,
+            sentence_merge=sentence_merge,
+            chunking=chunking,
+            include_full=include_full,
+            threshold=threshold,
+            judge_name=judge,
+        )
+
+    @property
+    def aggregation(self) -> str:
+        return f"{self.doc_merge}_{self.sentence_merge}"
+
+    async def sentence_support(
+        self, state: TaskState, sentences: list[str], statements: list[str] | None = None
+    ) -> tuple[list[float | None], float, dict[str, Any]]:
+        """Support of each given sentence by the sample's documents (AGG_D over them; None
+        where no answer was readable), the calibrated sentence threshold, and metadata saying
+        how they were judged. Each sentence is judged as its statement (itself, or with the
+        sentence it is an aside to: `as_statements` over the whole summary, which the caller
+        gives when it asks about a subset), so any subset may be asked."""
+        documents = sample_documents(state.metadata, state.sample_id)
+        judge = self.resolve()
+        judged = await self.judge_sample(state, documents, sentences, judge, statements)
+        matrix = SupportMatrix.from_rows(judged.rows, full=judged.full)
+        supports = [
+            None if math.isnan(v) else float(v)
+            for v in matrix.sentence_scores(self.doc_merge).tolist()
+        ]
+        meta = {
+            "judge": judge.setup.name,
+            "prompt": judge.setup.prompt,
+            "chunking": judge.chunking,
+            "calibration": judge.setup.calibration.source,
+            "sentence_threshold": judge.sentence_threshold,
+            "judge_card": self.judge_card(judge),
+            "matrix": judged.rows,
+        }
+        return supports, judge.sentence_threshold, meta
+
+    def judge_card(self, judge: _Resolved) -> str | None:
+        """The packaged judge card of this judge asked with its prompt, or None
+        (`judges/cards.py`). A card measures the packaged calibration: with another threshold,
+        chunking or calibration file, none applies."""
+        own = (
+            self.threshold is None
+            and judge.chunking == judge.setup.chunking
+            # a user's calibration file is named by its path
+            and str(judge.setup.calibration.source).startswith(("packaged", "none", "uncalibrated"))
+        )
+        if not own:
+            return None
+        mode = faithfulness_mode(self.judge_name, judge.setup.prompt)
+        return card_name(judge.setup.name, "faithfulness", mode)
+
+    def resolve(self) -> _Resolved:
+        """The judge as it stands for this sample, the chunking and the thresholds."""
+        setup = self.judge.setup()
+        cal = setup.calibration
+        threshold = self.threshold
+        thresholds = {
+            key: threshold if threshold is not None else cal.threshold(key)
+            for key in (*AGGREGATIONS, *FULL_AGGREGATIONS)
+        }
+        thresholds["faithfulness"] = thresholds[self.aggregation]
+        sentence_threshold = threshold if threshold is not None else cal.sentence_threshold
+        return _Resolved(setup, self.chunking or setup.chunking, thresholds, sentence_threshold)
+
+    async def judge_sample(
+        self,
+        state: TaskState,
+        documents: list[str],
+        sentences: list[str],
+        judge: _Resolved,
+        statements: list[str] | None = None,
+    ) -> _Judged:
+        """Judge the sentences against each unit of the documents (and, with `include_full`,
+        against all documents at once)."""
+        # Empty documents (they occur in real data) have nothing to support a sentence: they
+        # are left out of the matrix and listed, rather than failing the sample.
+        kept = [i for i, d in enumerate(documents) if d.strip()]
+        if not kept:
+            raise ValueError(f"sample {state.sample_id!r}: every source document is empty")
+        units = chunk_documents([documents[i] for i in kept], judge.chunking)
+
+        async def ask(texts: list[str], statements: list[str]) -> list[list[SupportJudgement]]:
+            return await self.judge.support_rows(judge.setup, texts, statements)
+
+        statements = statements or as_statements(sentences)
+        by_unit = await judge_with_parts(ask, [u.text for u in units], statements)
+        unit_rows = by_unit.rows
+        rows = _doc_rows(unit_rows, [u.doc_index for u in units], len(kept))
+        full_rows: list[list[SupportJudgement]] | None = None
+        part_calls = by_unit.extra_calls
+        if self.include_full:
+            by_all = await judge_with_parts(
+                ask, [join_documents([documents[i] for i in kept])], statements
+            )
+            full_rows, part_calls = by_all.rows, part_calls + by_all.extra_calls
+        return _Judged(
+            sentences,
+            kept,
+            units,
+            unit_rows,
+            rows,
+            full_rows,
+            statements,
+            by_unit.parts,
+            part_calls,
+        )
+
+    def score_values(
+        self, judged: _Judged, matrix: SupportMatrix, check: TextCheck
+    ) -> dict[str, float]:
+        """The score's values: every aggregation, the missing rate, the judge calls and the
+        counted reasons."""
+        n_sentences = len(judged.sentences)
+        aggregations = matrix.all_aggregations()
+        values: dict[str, float] = {
+            "faithfulness": matrix.aggregate(self.doc_merge, self.sentence_merge),
+            **{key: aggregations.get(key, math.nan) for key in (*AGGREGATIONS, *FULL_AGGREGATIONS)},
+            "missing_rate": matrix.missing_count() / matrix.values.size,
+            "judge_calls": float(
+                len(judged.units) * n_sentences
+                + (n_sentences if judged.full_rows else 0)
+                + judged.part_calls
+            ),
+        }
+        values.update(check.values(values["faithfulness"]))
+        return values
+
+    def score_metadata(
+        self,
+        judge: _Resolved,
+        judged: _Judged,
+        matrix: SupportMatrix,
+        n_documents: int,
+        check: TextCheck,
+    ) -> dict[str, Any]:
+        """The score's metadata: the judge and its thresholds, the matrices, attribution and
+        the position profiles."""
+        kept, units, unit_rows = judged.kept, judged.units, judged.unit_rows
+        return {
+            "judge": judge.setup.name,
+            "prompt": judge.setup.prompt,
+            "aggregation": self.aggregation,
+            "chunking": judge.chunking,
+            "calibration": judge.setup.calibration.source,
+            "thresholds": judge.thresholds,
+            "sentence_threshold": judge.sentence_threshold,
+            "judge_card": self.judge_card(judge),
+            "units": [
+                {"doc_index": kept[u.doc_index], "chunk_index": u.chunk_index, "tokens": u.n_tokens}
+                for u in units
+            ],
+            "sentences": judged.sentences,
+            "matrix": judged.rows,
+            "unit_matrix": _values(unit_rows) if len(units) > len(kept) else None,
+            "full": judged.full,
+            "answer_sources": [[j.source for j in row] for row in unit_rows],
+            # Sentences judged as more than themselves (an aside with the sentence it follows)
+            # and as their parts (asides set aside, one sentence each): the least support.
+            "sentence_statements": {
+                str(i): st
+                for i, (st, s) in enumerate(zip(judged.statements, judged.sentences, strict=True))
+                if st != s
+            },
+            "sentence_parts": {str(i): ps for i, ps in enumerate(judged.parts) if ps},
+            "sentence_scores": [
+                None if math.isnan(v) else v
+                for v in matrix.sentence_scores(self.doc_merge).tolist()
+            ],
+            "attribution": matrix.attribution().tolist(),
+            # Yes/no judges tie often; split tied sentences instead of crediting the first.
+            "position_faithfulness": matrix.position_faithfulness(
+                judge.sentence_threshold, ties="split"
+            ),
+            "position_coverage": matrix.position_coverage(judge.sentence_threshold),
+            "empty_documents": [i for i in range(n_documents) if i not in kept],
+            **check.metadata(),
+        }
+
+    async def score(self, state: TaskState) -> Score:
+        """Score one sample's completion."""
+        documents = sample_documents(state.metadata, state.sample_id)
+        summary = state.output.completion if state.output else ""
+        check = check_text(summary, summary_sentences(state, summary), judged=True)
+        if check.problem:
+            return _unscorable_score(summary, check)
+        judge = self.resolve()
+        judged = await self.judge_sample(state, documents, check.sentences, judge)
+        matrix = SupportMatrix.from_rows(judged.rows, full=judged.full)
+        values = self.score_values(judged, matrix, check)
+        metadata = self.score_metadata(judge, judged, matrix, len(documents), check)
+        unread = sum(1 for row in judged.unit_rows for j in row if j.value is None)
+        total = sum(len(row) for row in judged.unit_rows)
+        if judge.setup.calibration.source == "uncalibrated":
+            announce_uncalibrated(judge.setup.name, "faithfulness", "uncalibrated")
+        note_readings(judge.setup.name, "faithfulness", total - unread, unread)
+        return Score(
+            value=values,
+            answer=summary,
+            explanation=(
+                f"{self.aggregation} over {len(judged.kept)} documents ({len(judged.units)} "
+                f"judge units, {judge.chunking}) x {len(judged.sentences)} sentences = "
+                f"{values['faithfulness']:.3f}; {unread} answers unreadable; "
+                f"thresholds: {judge.setup.calibration.source}"
+            ),
+            metadata=metadata,
+        )
