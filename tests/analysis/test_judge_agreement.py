@@ -24,7 +24,6 @@ from sklearn.metrics import (
 )
 
 from helpers import WARNINGS_AS_ERRORS
-from longform_evals.analysis import judge_agreement as ja
 from longform_evals.analysis.judge_agreement import (
     AgreementFigures,
     Figure,
@@ -32,6 +31,10 @@ from longform_evals.analysis.judge_agreement import (
     Unit,
     agreement_figures,
 )
+from longform_evals.analysis.judge_agreement import bootstrap as ja_bootstrap
+from longform_evals.analysis.judge_agreement import figures as ja_figures
+from longform_evals.analysis.judge_agreement import summaries as ja_summaries
+from longform_evals.analysis.judge_agreement import units as ja_units
 
 # sklearn, scipy and krippendorff all warn on degenerate input; none of it may leak.
 pytestmark = WARNINGS_AS_ERRORS
@@ -433,7 +436,7 @@ def test_intervals_are_percentiles_of_summary_resamples() -> None:
     units, rows = noisy_units(), noisy_rows()
     r = agreement_figures(units, rows, n_boot=FAST, seed=5)
     ids = sorted({u.summary_id for u in units})
-    weights = ja._draw(len(ids), FAST, 5)
+    weights = ja_bootstrap.draw_weights(len(ids), FAST, 5)
     reps = []
     for w in weights:
         tp = fp = 0
@@ -453,9 +456,9 @@ def test_the_dense_and_looped_tau_agree(monkeypatch: pytest.MonkeyPatch) -> None
     rng = np.random.default_rng(0)
     x, y = rng.integers(0, 4, 12).astype(float), rng.integers(0, 4, 12).astype(float)
     w = rng.multinomial(12, np.full(12, 1 / 12), size=30).astype(float)
-    dense = ja._weighted_tau_b(x, y, w)
-    monkeypatch.setattr(ja, "_DENSE_TAU_LIMIT", 0)
-    looped = ja._weighted_tau_b(x, y, w)
+    dense = ja_summaries.weighted_tau_b(x, y, w)
+    monkeypatch.setattr(ja_summaries, "DENSE_TAU_LIMIT", 0)
+    looped = ja_summaries.weighted_tau_b(x, y, w)
     np.testing.assert_allclose(dense, looped, equal_nan=True)
     for row, tau in zip(w.astype(int), dense, strict=True):
         xs, ys = np.repeat(x, row), np.repeat(y, row)
@@ -466,7 +469,7 @@ def test_the_dense_and_looped_tau_agree(monkeypatch: pytest.MonkeyPatch) -> None
 def test_the_auc_blocks_do_not_change_the_result(monkeypatch: pytest.MonkeyPatch) -> None:
     units = noisy_units()
     whole = agreement_figures(units, n_boot=FAST).figures["roc_auc"]
-    monkeypatch.setattr(ja, "_BLOCK_CELLS", 50)  # one replicate per block
+    monkeypatch.setattr(ja_units, "BLOCK_CELLS", 50)  # one replicate per block
     blocked = agreement_figures(units, n_boot=FAST).figures["roc_auc"]
     assert (whole.low, whole.high) == pytest.approx((blocked.low, blocked.high))
 
@@ -587,7 +590,7 @@ def test_counts_at_weight_one_equal_the_point_estimates(
     data: tuple[list[Unit], list[SummaryRow]],
 ) -> None:
     units, rows = data
-    specs, systems, _, counts = ja._specs(units, rows)
+    specs, systems, _, counts = ja_figures.all_specs(units, rows)
     ones = np.ones((1, counts.n_clusters))
     for spec in [*specs, *(s for pair in systems.values() for s in pair)]:
         if math.isnan(spec.value):
@@ -637,7 +640,7 @@ def test_a_replicate_equals_the_figures_of_the_resampled_data(
     data: tuple[list[Unit], list[SummaryRow]], draws: list[int]
 ) -> None:
     units, rows = data
-    specs, systems, _, _ = ja._specs(units, rows)
+    specs, systems, _, _ = ja_figures.all_specs(units, rows)
     ids = sorted({u.summary_id for u in units} | {r.summary_id for r in rows})
     times = dict(zip(ids, draws[: len(ids)], strict=True))
     w = np.array([[times[i] for i in ids]], dtype=float)
