@@ -77,7 +77,7 @@ def test_an_unknown_task_is_an_error_naming_the_known_ones() -> None:
 def test_each_headline_names_a_scorer_the_task_runs(task: str) -> None:
     entry = SNAPSHOT_TASKS[task]
     with tempfile.TemporaryDirectory() as scratch:
-        built = entry.factory(**entry.args(Path(scratch)))
+        built = entry.card.factory(**entry.fixture.args(Path(scratch)))
     scorers = built.scorer if isinstance(built.scorer, list) else [built.scorer]
     names = {registry_unqualified_name(s) for s in scorers if s}
     card = TASK_CARDS[task]

@@ -49,7 +49,7 @@ def snapshot_values(name: str, judge: JudgeChoice = REPLAYED) -> dict[str, Value
 
     with tempfile.TemporaryDirectory(prefix=f"snapshot-{name}-") as scratch:
         folder = Path(scratch)
-        args = entry.args(folder)
+        args = entry.fixture.args(folder)
         roles: dict[str, Model] = {}
         if entry.card.judged(args):
             try:
@@ -57,16 +57,18 @@ def snapshot_values(name: str, judge: JudgeChoice = REPLAYED) -> dict[str, Value
                     roles["grader"] = judge_model()
             except ValueError as exc:  # ReplayError: no recording
                 raise SnapshotRunError(f"{name}: no judge: {exc}") from exc
-        task = entry.factory(**args)
-        model = get_model(f"scripted/snapshot-{name}", rules=list(entry.rules), memoize=False)
+        task = entry.card.factory(**args)
+        model = get_model(
+            f"scripted/snapshot-{name}", rules=list(entry.fixture.rules), memoize=False
+        )
         clear_reading_cache()
         with _inspect_cache(folder / "inspect-cache"):
             [log] = inspect_eval(
                 task,
                 model=model,
                 model_roles=roles or None,
-                limit=entry.limit,
-                sample_id=entry.sample_id,
+                limit=entry.fixture.limit,
+                sample_id=entry.fixture.sample_id,
                 log_dir=str(folder / "logs"),
                 display="none",
                 score_display=False,

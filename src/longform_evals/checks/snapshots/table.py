@@ -4,12 +4,8 @@ from __future__ import annotations
 
 import importlib.util
 import tempfile
-from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-from inspect_ai import Task
 
 from longform_evals.checks.snapshots.store import SnapshotError
 from longform_evals.tasks.card import TaskCard
@@ -24,34 +20,6 @@ class SnapshotTask:
 
     card: TaskCard
     fixture: SnapshotFixture
-
-    @property
-    def factory(self) -> Callable[..., Task]:
-        return self.card.factory
-
-    @property
-    def args(self) -> Callable[[Path], dict[str, Any]]:
-        return self.fixture.args
-
-    @property
-    def rules(self) -> tuple[Mapping[str, Any], ...]:
-        return self.fixture.rules
-
-    @property
-    def limit(self) -> int | None:
-        return self.fixture.limit
-
-    @property
-    def sample_id(self) -> str | None:
-        return self.fixture.sample_id
-
-    @property
-    def needs(self) -> tuple[str, ...]:
-        return self.fixture.needs
-
-    @property
-    def about(self) -> str:
-        return self.fixture.about
 
     @property
     def may_be_judged(self) -> bool:
@@ -87,11 +55,11 @@ def spec(name: str) -> SnapshotTask:
 
 def missing_modules(name: str) -> list[str]:
     """The modules task `name` needs that are not installed."""
-    return [m for m in spec(name).needs if importlib.util.find_spec(m) is None]
+    return [m for m in spec(name).fixture.needs if importlib.util.find_spec(m) is None]
 
 
 def task_version(name: str) -> str:
     """The current `version` of task `name`, as a string."""
     entry = spec(name)
     with tempfile.TemporaryDirectory(prefix=f"snapshot-{name}-") as scratch:
-        return str(entry.factory(**entry.args(Path(scratch))).version)
+        return str(entry.card.factory(**entry.fixture.args(Path(scratch))).version)
