@@ -486,3 +486,53 @@ def test_an_import_circle_is_found() -> None:
     assert set(import_circle(graph)) == modules
     graph["p.c"] = load_time_imports("p.c", "def f():\n    from p.a import y\n", modules)
     assert import_circle(graph) == []
+
+
+# --------------------------------------------------------------------------------------------
+# No scorer imports another scorer: shared pieces live in helper modules (no `@scorer`).
+
+
+def defines_scorer(source: str) -> bool:
+    """Whether a module defines an Inspect scorer (a function decorated `@scorer(...)`)."""
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            for deco in node.decorator_list:
+                target = deco.func if isinstance(deco, ast.Call) else deco
+                if isinstance(target, ast.Name) and target.id == "scorer":
+                    return True
+    return False
+
+
+def scorer_imports_of_scorers(sources: Mapping[str, str]) -> list[str]:
+    """`A imports scorer module B` for every scorer module A of `sources` (dotted name ->
+    text) that imports another module of `sources` defining a scorer."""
+    scorers = {name for name, text in sources.items() if defines_scorer(text)}
+    problems = []
+    for name in sorted(scorers):
+        for found in package_imports(name, sources[name]):
+            if found.target in scorers and found.target != name:
+                problems.append(f"{name} imports scorer module {found.target} (line {found.line})")
+    return problems
+
+
+def test_no_scorer_imports_another_scorer() -> None:
+    sources = {
+        name: path.read_text(encoding="utf-8")
+        for name, path, _ in _package_sources()
+        if name.startswith(f"{PACKAGE}.scorers.")
+    }
+    assert scorer_imports_of_scorers(sources) == []
+
+
+def test_a_scorer_importing_another_scorer_is_reported() -> None:
+    sources = {
+        "longform_evals.scorers.a": "from inspect_ai.scorer import scorer\n"
+        "from longform_evals.scorers.b import helper\n@scorer(metrics=[])\ndef a(): ...\n",
+        "longform_evals.scorers.b": "@scorer(metrics=[])\ndef b(): ...\ndef helper(): ...\n",
+        "longform_evals.scorers.c": "def helper(): ...\n",
+    }
+    assert scorer_imports_of_scorers(sources) == [
+        "longform_evals.scorers.a imports scorer module longform_evals.scorers.b (line 2)"
+    ]
+    sources["longform_evals.scorers.a"] = sources["longform_evals.scorers.a"].replace(".b", ".c")
+    assert scorer_imports_of_scorers(sources) == []

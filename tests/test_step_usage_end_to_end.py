@@ -22,6 +22,7 @@ from inspect_ai.scorer import Scorer
 from inspect_ai.solver import Solver
 
 import longform_evals.models.providers  # noqa: F401  (registers the scripted model)
+from longform_evals.judges.coherence_judges import CoherenceJudging
 from longform_evals.models.scripted import ScriptedModelAPI
 from longform_evals.models.step_usage import STEP_USAGE_FIELDS, step_usage
 from longform_evals.scorers.booookscore import booookscore
@@ -111,7 +112,7 @@ def _book_sample() -> Sample:
 
 
 def test_hierarchical_merging_and_its_judge(tmp_path: Path) -> None:
-    solver, scorer = hierarchical_merge(SMALL), booookscore(mode="sentence")
+    solver, scorer = hierarchical_merge(SMALL), booookscore(CoherenceJudging(mode="sentence"))
     [sample], api = _run(tmp_path, solver, [_book_sample()], SUMMARY_RULES, scorer)
     tally = step_usage(sample)
     assert tally == _expected(api, SUMMARY_KINDS)
@@ -127,7 +128,7 @@ def test_hierarchical_merging_and_its_judge(tmp_path: Path) -> None:
 
 
 def test_a_run_replayed_from_the_cache_records_the_same_tally(tmp_path: Path) -> None:
-    solver, scorer = hierarchical_merge(SMALL), booookscore(mode="sentence")
+    solver, scorer = hierarchical_merge(SMALL), booookscore(CoherenceJudging(mode="sentence"))
     [first], api1 = _run(tmp_path / "a", solver, [_book_sample()], SUMMARY_RULES, scorer)
     [again], api2 = _run(tmp_path / "b", solver, [_book_sample()], SUMMARY_RULES, scorer)
     # every call came from Inspect's cache, with the usage it was stored with

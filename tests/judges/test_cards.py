@@ -21,6 +21,7 @@ from inspect_ai.model import get_model
 from inspect_ai.solver import generate
 
 from longform_evals.judges import cards
+from longform_evals.judges.coherence_judges import CoherenceJudging
 from longform_evals.reports.judge_card import card_stem, headline_text, load_card
 from longform_evals.scorers.booookscore import booookscore
 from longform_evals.scorers.faithfulness import faithfulness
@@ -198,7 +199,7 @@ def _booookscore(tmp_path: Path) -> dict[str, Any]:
     task = Task(
         dataset=MemoryDataset([sample]),
         solver=given_summary(),
-        scorer=booookscore(mode="sentence"),
+        scorer=booookscore(CoherenceJudging(mode="sentence")),
     )
     judge = get_model(
         "scripted/judge",
@@ -242,8 +243,6 @@ def test_a_coherence_card_does_not_apply_under_another_threshold(
     folder: Path, tmp_path: Path
 ) -> None:
     import asyncio
-
-    from longform_evals.judges.coherence_judges import CoherenceJudging
 
     write(folder, card(judge="scripted/judge", mode="probe"))
     judge = get_model("scripted/judge", rules=[{"pattern": ".", "response": "No"}], memoize=False)

@@ -22,6 +22,7 @@ from inspect_ai.model import get_model
 from inspect_ai.scorer import match
 
 from longform_evals.judges import cards
+from longform_evals.judges.coherence_judges import CoherenceJudging
 from longform_evals.reports.judge_card import card_stem
 from longform_evals.reports.leaderboard import (
     NO_CARD,
@@ -86,7 +87,7 @@ def board(card_folder: Path, tmp_path: Path) -> Leaderboard:
         task = Task(
             dataset=MemoryDataset(samples),
             solver=given_summary(),
-            scorer=booookscore(mode="sentence"),
+            scorer=booookscore(CoherenceJudging(mode="sentence")),
             name="booookscore",
         )
         [log] = inspect_eval(

@@ -14,6 +14,7 @@ from inspect_ai.log import EvalLog
 from inspect_ai.model import get_model
 
 from longform_evals.judges.coherence import SentenceVerdict
+from longform_evals.judges.coherence_judges import CoherenceJudging
 from longform_evals.models.scripted import recent_instances
 from longform_evals.scorers.booookscore import booookscore, booookscore_values
 from longform_evals.solvers import given_summary
@@ -49,7 +50,7 @@ def _run(tmp_path: Path, rules: list[dict[str, Any]], summary: str = SUMMARY, **
     task = Task(
         dataset=MemoryDataset([Sample(id="s1", input="x", metadata={"summary": summary})]),
         solver=given_summary(),
-        scorer=booookscore(**kw),
+        scorer=booookscore(CoherenceJudging(**kw)),
     )
     model = get_model("scripted/judge", rules=rules, memoize=False)
     [log] = inspect_eval(task, model=model, log_dir=str(tmp_path))
@@ -102,7 +103,7 @@ def test_numbered_layout_calls_share_all_but_the_sentence_number(tmp_path: Path)
 
 def test_an_unknown_sentence_layout_is_refused() -> None:
     with pytest.raises(ValueError, match="unknown layout 'sideways'"):
-        booookscore(layout=cast(Any, "sideways"))
+        booookscore(CoherenceJudging(layout=cast(Any, "sideways")))
 
 
 def test_malformed_answers_are_retried_then_counted(tmp_path: Path) -> None:

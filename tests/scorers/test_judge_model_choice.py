@@ -13,6 +13,7 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.log import EvalLog
 from inspect_ai.model import Model, get_model
 
+from longform_evals.judges.coherence_judges import CoherenceJudging
 from longform_evals.judges.faithfulness import LLMSupportJudge
 from longform_evals.judges.support import JudgeOptions
 from longform_evals.models.grader import grader_model
@@ -59,7 +60,7 @@ def test_two_judges_in_one_evaluation(tmp_path: Path) -> None:
     log = _run(
         tmp_path,
         [
-            booookscore(mode="sentence", model=coherence, cache=False),
+            booookscore(CoherenceJudging(mode="sentence", cache=False), model=coherence),
             faithfulness(judge_options={"model_role": "verifier", "cache": False}),
         ],
         roles={"verifier": verifier, "grader": _model("grader", "Maybe.")},

@@ -21,6 +21,7 @@ from inspect_ai.model import Model, get_model
 from inspect_ai.scorer import SampleScore, Score, Scorer, mean, stderr
 from inspect_ai.solver import generate
 
+from longform_evals.judges.coherence_judges import CoherenceJudging
 from longform_evals.judges.faithfulness_judging import VALUE_KEYS
 from longform_evals.judges.text_check import (
     EMPTY_SUMMARY,
@@ -188,7 +189,10 @@ def _coherence_judge(flag_second: bool = False) -> Model:
 def test_booookscore_of_punctuation_is_nan_and_asks_no_judge(tmp_path: Path) -> None:
     judge = _coherence_judge()
     log = _eval(
-        tmp_path, _summaries("... !!! ???"), booookscore(mode="sentence", cache=False), judge
+        tmp_path,
+        _summaries("... !!! ???"),
+        booookscore(CoherenceJudging(mode="sentence", cache=False)),
+        judge,
     )
     score = _scores(log, "booookscore")["s0"]
     _assert_unscorable(score, NO_SENTENCES, ("booookscore", "parse_failure_rate"))
@@ -199,7 +203,10 @@ def test_booookscore_of_punctuation_is_nan_and_asks_no_judge(tmp_path: Path) -> 
 def test_booookscore_judges_only_worded_sentences(tmp_path: Path) -> None:
     judge = _coherence_judge()
     log = _eval(
-        tmp_path, _summaries("He left. !!!"), booookscore(mode="sentence", cache=False), judge
+        tmp_path,
+        _summaries("He left. !!!"),
+        booookscore(CoherenceJudging(mode="sentence", cache=False)),
+        judge,
     )
     score = _scores(log, "booookscore")["s0"]
     value = _value(score)
@@ -215,7 +222,10 @@ def test_booookscore_mean_is_over_the_scored_summary_and_counts_the_empty_ones(
 ) -> None:
     judge = _coherence_judge(flag_second=True)
     log = _eval(
-        tmp_path, _summaries(WORDED, "", "   "), booookscore(mode="sentence", cache=False), judge
+        tmp_path,
+        _summaries(WORDED, "", "   "),
+        booookscore(CoherenceJudging(mode="sentence", cache=False)),
+        judge,
     )
     results = _results(log)
     assert results["booookscore"]["mean"] == pytest.approx(50.0)  # one of two sentences flagged
@@ -348,7 +358,10 @@ def test_booookscore_counts_text_addressed_to_its_judge_without_changing_verdict
 ) -> None:
     judge = _coherence_judge()
     log = _eval(
-        tmp_path, _summaries(WORDED, STEERING), booookscore(mode="sentence", cache=False), judge
+        tmp_path,
+        _summaries(WORDED, STEERING),
+        booookscore(CoherenceJudging(mode="sentence", cache=False)),
+        judge,
     )
     scores = _scores(log, "booookscore")
     assert _value(scores["s0"])["injection_suspect"] == 0.0

@@ -25,6 +25,7 @@ from longform_evals.checks.inputs import respace, score_judged
 from longform_evals.checks.judge import RECORDED_JUDGE, JudgeChoice, current_judge
 from longform_evals.checks.spec import Check, Observation, unchanged, within
 from longform_evals.data.jsonl import jsonl_records
+from longform_evals.judges.coherence_judges import CoherenceJudging
 from longform_evals.scorers.booookscore import booookscore
 
 METRIC = "booookscore"
@@ -100,7 +101,7 @@ def _sample(summary_id: str) -> Sample:
 def _score(suite: Suite, texts: Sequence[tuple[str, str]]) -> list[Score]:
     """BooookScore of each (id, summary text), with the checks' judge; Inspect's cache off, so
     every verdict comes from the judge (or the recording)."""
-    scorer = booookscore(mode=suite.mode, cache=False)  # type: ignore[arg-type]
+    scorer = booookscore(CoherenceJudging(mode=suite.mode, cache=False))  # type: ignore[arg-type]
     return score_judged(scorer, [(_sample(i), t) for i, t in texts])
 
 

@@ -8,6 +8,10 @@ sentences, and gives the verdicts and the calls made; it may add to the metadata
 whose verdicts go unread, and counts how answers were read. The BooookScore scorer and the
 judge-agreement scorer both ask through it, so their verdicts are the same.
 
+Every verdict is also given in the unit-judge shape (`unit_judge.py`: flag, probability,
+readable, answer) by :func:`unit_verdict`, and :class:`CoherenceUnitJudge` is the table as a
+:class:`~longform_evals.judges.unit_judge.UnitJudge` (the judge-agreement scorer asks it).
+
 To add a coherence judge: one module in `judges/` with its call site, one entry here, its
 mode in `vocabulary.ScorerMode`.
 """
@@ -15,11 +19,12 @@ mode in `vocabulary.ScorerMode`.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import asdict, dataclass, fields
 from typing import Any, Literal, get_args
 
 from inspect_ai.model import Model
+from inspect_ai.solver import TaskState
 
 from longform_evals.judges.cards import card_name
 from longform_evals.judges.coherence import (
@@ -31,10 +36,19 @@ from longform_evals.judges.coherence import (
 from longform_evals.judges.coherence_fitted import fitted_summary, load_fitted
 from longform_evals.judges.coherence_probe import ProbeSettings, probe_summary, thresholds_for
 from longform_evals.judges.health import announce_uncalibrated, note_readings
+from longform_evals.judges.unit_judge import JudgedUnits, UnitVerdict
+from longform_evals.models.grader import GRADER_ROLE, grader_model
 from longform_evals.models.replay import stands_for
 from longform_evals.vocabulary import ScorerMode
 
-__all__ = ["COHERENCE_JUDGES", "CoherenceJudge", "CoherenceJudging", "resolve_mode"]
+__all__ = [
+    "COHERENCE_JUDGES",
+    "CoherenceJudge",
+    "CoherenceJudging",
+    "CoherenceUnitJudge",
+    "resolve_mode",
+    "unit_verdict",
+]
 
 
 def resolve_mode(
@@ -50,8 +64,20 @@ def resolve_mode(
 
 @dataclass(frozen=True)
 class CoherenceJudging:
-    """How a scorer asks its coherence judge: the scorer's arguments, checked, applied to
-    sentences through the judge of :data:`COHERENCE_JUDGES` its mode names."""
+    """How a scorer asks its coherence judge: the judge object the BooookScore scorer takes,
+    checked, applied to sentences through the judge of :data:`COHERENCE_JUDGES` its mode
+    names.
+
+    Attributes:
+        mode: `sentence`, `batched`, `probe`, `fitted` or `auto` (see :func:`resolve_mode`).
+        batch_size: sentences per call in `batched` mode.
+        max_attempts: calls per sentence (or batch) before a verdict is a parse failure.
+        cache: cache judge calls (a summary can be re-scored without new calls).
+        prompts_dir: folder overriding the `booookscore/` prompt templates.
+        calibration: `probe` mode thresholds file, or `fitted` mode model file.
+        threshold: `probe` mode: one threshold for every type, overriding the calibration.
+        layout: `sentence` mode prompt layout, `quoted` or `numbered`.
+    """
 
     mode: ScorerMode = "auto"
     batch_size: int = 10
@@ -69,6 +95,29 @@ class CoherenceJudging:
             raise ValueError(
                 f"unknown mode {self.mode!r}; expected one of {', '.join(get_args(ScorerMode))}"
             )
+
+    @classmethod
+    def of(cls, value: CoherenceJudging | Mapping[str, Any] | None) -> CoherenceJudging:
+        """The judge from a judge, a mapping of its fields (as an eval log records it, so
+        `inspect score LOG` rebuilds it), or None (the defaults).
+
+        Raises:
+            ValueError: for a mapping key that is not a field, or a value the fields refuse.
+        """
+        if value is None:
+            return cls()
+        if isinstance(value, CoherenceJudging):
+            return value
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(value) - known)
+        if unknown:
+            raise ValueError(f"unknown coherence judge fields {unknown}; known: {sorted(known)}")
+        return cls(**value)
+
+    def _repr_params_(self) -> dict[str, Any]:
+        """The judge as a mapping: what an eval log records for a scorer that takes it
+        (Inspect calls this on scorer arguments)."""
+        return asdict(self)
 
     async def judge(
         self, judge: Model, sentences: list[str]
@@ -100,6 +149,49 @@ class CoherenceJudging:
         extra: dict[str, Any] = {"mode": resolved, "judge_card": card}
         verdicts, calls = await COHERENCE_JUDGES[resolved](self, judge, sentences, extra)
         return verdicts, calls, extra
+
+
+def unit_verdict(verdict: SentenceVerdict) -> UnitVerdict:
+    """A coherence verdict in the unit-judge shape: flagged when the sentence confuses, the
+    probe judges' P(confusion) as its probability. The answer is the verdict as read (the
+    judges keep no answer text; the transcript has it) or, unread, why it could not be."""
+    if not verdict.parsed:
+        return UnitVerdict(None, None, False, "; ".join(verdict.problems))
+    if not verdict.confused:
+        answer = "No confusion"
+    else:
+        answer = "\n".join(
+            [*(f"Question: {q}" for q in verdict.questions), f"Types: {', '.join(verdict.types)}"]
+        )
+    return UnitVerdict(verdict.confused, verdict.p_confusion, True, answer)
+
+
+@dataclass(frozen=True)
+class CoherenceUnitJudge:
+    """The coherence table as a unit judge: `judging` asked of the model `model` names, else
+    the one bound to `model_role` (as Inspect's model-graded scorers find theirs)."""
+
+    judging: CoherenceJudging
+    model: str | Model | None = None
+    model_role: str | None = GRADER_ROLE
+
+    async def judge_units(
+        self, state: TaskState, units: list[str], statements: list[str] | None = None
+    ) -> JudgedUnits:
+        """Verdicts on the sentences ``units`` (each judged in the summary's order; a
+        coherence judge reads no statements)."""
+        judge = grader_model(self.model, self.model_role)
+        verdicts, calls, extra = await self.judging.judge(judge, units)
+        shaped = [unit_verdict(v) for v in verdicts]
+        # BooookScore counts a sentence clean when unflagged: the judge's per-unit score.
+        scores = [None if v.flag is None else float(not v.flag) for v in shaped]
+        metadata = {
+            "judge": str(judge),
+            **extra,
+            "judge_calls": calls,
+            "verdicts": [v.as_dict() for v in verdicts],
+        }
+        return JudgedUnits(shaped, scores, metadata)
 
 
 CoherenceJudge = Callable[

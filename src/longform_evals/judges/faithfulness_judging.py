@@ -27,6 +27,7 @@ from longform_evals.judges.support import (
 )
 from longform_evals.judges.support_judges import check_judge, support_judge
 from longform_evals.judges.text_check import TextCheck, check_text
+from longform_evals.judges.unit_judge import JudgedUnits, support_verdict
 from longform_evals.text import (
     DocChunk,
     chunk_documents,
@@ -198,6 +199,18 @@ class FaithfulnessJudging:
             "matrix": judged.rows,
         }
         return supports, judge.sentence_threshold, meta
+
+    async def judge_units(
+        self, state: TaskState, units: list[str], statements: list[str] | None = None
+    ) -> JudgedUnits:
+        """The sentences ``units`` as a unit judge sees them (:class:`~longform_evals.judges.
+        unit_judge.UnitJudge`): flagged below the sentence threshold, each scored by its
+        support (:meth:`sentence_support`, whose metadata it keeps)."""
+        supports, threshold, meta = await self.sentence_support(state, units, statements)
+        verdicts = [
+            support_verdict(s, threshold, "" if s is None else f"support {s:.3g}") for s in supports
+        ]
+        return JudgedUnits(verdicts, list(supports), meta)
 
     def judge_card(self, judge: _Resolved) -> str | None:
         """The packaged judge card of this judge asked with its prompt, or None

@@ -6,6 +6,8 @@ scorer knows judges only through :class:`SupportJudge`; each judge lives in its 
 (the LLM yes/no judge in `judges/faithfulness.py`, MiniCheck in `judges/minicheck.py`) and is
 named in the table of `judges/support_judges.py`. Options (prompt, answer length, classifier
 path, device, batch size) are given once, when the judge is built, as :class:`JudgeOptions`.
+Each judgement is also given in the unit-judge shape (`unit_judge.py`) by
+:meth:`SupportJudgement.verdict`, at the judge's sentence threshold.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from dataclasses import asdict, dataclass, fields
 from typing import Any, Protocol
 
 from longform_evals.judges.faithfulness_calibration import JudgeCalibration
+from longform_evals.judges.unit_judge import UnitVerdict, support_verdict
 from longform_evals.models.grader import GRADER_ROLE
 
 __all__ = ["JudgeOptions", "JudgeSetup", "SupportJudge", "SupportJudgement"]
@@ -30,6 +33,11 @@ class SupportJudgement:
     """Where the value came from: `logprobs`, `text`, `minicheck` or `missing`."""
     answer: str
     """The judge's answer, as logged (for MiniCheck: the label and the best chunk)."""
+
+    def verdict(self, threshold: float) -> UnitVerdict:
+        """The judgement in the unit-judge shape: flagged below ``threshold`` (the judge's
+        sentence threshold), its probability of a problem 1 - support."""
+        return support_verdict(self.value, threshold, self.answer)
 
 
 @dataclass(frozen=True)

@@ -32,8 +32,8 @@ from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
 from longform_evals.judges.text_check import EMPTY_SUMMARY, TextCheck, check_text
-from longform_evals.scorers.limited import unless_limited
-from longform_evals.scorers.rouge import reference_texts
+from longform_evals.scorers.limits import unless_limited
+from longform_evals.scorers.references import reference_texts
 from longform_evals.scorers.unscorable import unscorable_metrics
 
 __all__ = ["DEFAULT_MODEL_NAME", "bertscore", "default_model"]

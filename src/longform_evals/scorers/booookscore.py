@@ -18,24 +18,20 @@ fragments of a worded summary are not judged and are listed in the metadata.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from inspect_ai.model import Model
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
-from longform_evals.judges.coherence import (
-    SentenceLayout,
-    SentenceVerdict,
-)
+from longform_evals.judges.coherence import SentenceVerdict
 from longform_evals.judges.coherence_judges import CoherenceJudging, resolve_mode
 from longform_evals.judges.coherence_types import ERROR_TYPES
 from longform_evals.judges.text_check import TextCheck, check_text
 from longform_evals.models.grader import GRADER_ROLE, grader_model
-from longform_evals.scorers.limited import unless_limited
+from longform_evals.scorers.limits import unless_limited
 from longform_evals.scorers.unscorable import unscorable_metrics
-from longform_evals.vocabulary import ScorerMode
 
 _METRICS: dict[str, list[Any]] = {
     "booookscore": [mean(), stderr()],
@@ -95,60 +91,42 @@ def _explanation(verdicts: Sequence[SentenceVerdict], check: TextCheck) -> str:
 
 @scorer(metrics=_METRICS)
 def booookscore(
-    mode: ScorerMode = "auto",
-    batch_size: int = 10,
-    max_attempts: int = 3,
-    cache: bool = True,
-    prompts_dir: str | None = None,
-    calibration: str | None = None,
-    threshold: float | None = None,
-    layout: SentenceLayout = "quoted",
+    judge: CoherenceJudging | Mapping[str, Any] | None = None,
     model: str | Model | None = None,
     model_role: str | None = GRADER_ROLE,
 ) -> Scorer:
     """BooookScore of the completion (the summary), judged by the `grader` role.
 
     Args:
-        mode: `sentence` (one call per sentence, the paper's method), `batched` (N numbered
-            sentences per call, JSON answers), `probe` (yes/no questions per error type read
-            from log-probabilities with calibrated thresholds; made for small local judges),
-            `fitted` (the probes and cheap text signals weighed by a model fitted on people's
-            labels, `judges/coherence_fitted.py`), or `auto` (`probe` for `gguf/` judges,
-            `sentence` otherwise).
-        batch_size: sentences per call in `batched` mode.
-        max_attempts: calls per sentence (or batch) before a verdict counts as a parse failure.
-        cache: cache judge calls (Inspect's model cache), so a summary can be re-scored
-            without new calls.
-        prompts_dir: folder overriding the `booookscore/` prompt templates.
-        calibration: `probe` mode thresholds file, or `fitted` mode model file (default: the
-            packaged one for the judge).
-        threshold: `probe` mode: one threshold for every type, overriding the calibration.
-        layout: `sentence` mode prompt: `quoted` (each call ends with the sentence's own text)
-            or the experimental `numbered` (the summary as numbered lines, each call naming
-            its sentence by number: a few new prompt tokens per call; docs/booookscore.md).
+        judge: how the judge is asked
+            (:class:`~longform_evals.judges.coherence_judges.CoherenceJudging`, or a mapping
+            of its fields, as an eval log records it); default: `auto` mode. Its `mode`:
+            `sentence` (one call per sentence, the paper's method), `batched` (`batch_size`
+            numbered sentences per call, JSON answers), `probe` (yes/no questions per error
+            type read from log-probabilities with calibrated thresholds, or one `threshold`;
+            made for small local judges), `fitted` (the probes and cheap text signals weighed
+            by a model fitted on people's labels, `judges/coherence_fitted.py`), or `auto`
+            (`probe` for `gguf/` judges, `sentence` otherwise). Its `layout` (`sentence`
+            mode): `quoted` (each call ends with the sentence's own text) or the experimental
+            `numbered` (the summary as numbered lines, each call naming its sentence by
+            number; docs/booookscore.md). Also `max_attempts` (calls per sentence or batch
+            before a parse failure), `cache` (Inspect's model cache, so a summary can be
+            re-scored without new calls), `prompts_dir` (overriding the `booookscore/`
+            templates) and `calibration` (a `probe` thresholds or `fitted` model file).
         model: the judge model (a name or a `Model`); default: the model bound to
             `model_role`.
         model_role: the role whose model judges when `model` is not given (unbound: the
             evaluated model, as in Inspect's model-graded scorers).
     """
-    judging = CoherenceJudging(
-        mode=mode,
-        batch_size=batch_size,
-        max_attempts=max_attempts,
-        cache=cache,
-        prompts_dir=prompts_dir,
-        calibration=calibration,
-        threshold=threshold,
-        layout=layout,
-    )
+    judging = CoherenceJudging.of(judge)
 
     async def score(state: TaskState, target: Target) -> Score:
         summary = state.output.completion if state.output else ""
         check = check_text(summary, judged=True)
-        judge = grader_model(model, model_role)
+        grader = grader_model(model, model_role)
         if check.problem:
-            return _unjudged_score(summary, check, resolve_mode(mode, judge), str(judge))
-        verdicts, calls, extra = await judging.judge(judge, check.sentences)
+            return _unjudged_score(summary, check, resolve_mode(judging.mode, grader), str(grader))
+        verdicts, calls, extra = await judging.judge(grader, check.sentences)
         values = booookscore_values(verdicts, calls)
         return Score(
             value={**values, **check.values(values["booookscore"])},
@@ -156,7 +134,7 @@ def booookscore(
             explanation=_explanation(verdicts, check),
             metadata={
                 "mode": extra.pop("mode"),
-                "judge": str(judge),
+                "judge": str(grader),
                 **extra,
                 **check.metadata(),
                 "sentences": [v.as_dict() for v in verdicts],

@@ -27,7 +27,7 @@ from longform_evals.judges.faithfulness_judging import (
 from longform_evals.judges.support import (
     JudgeOptions,
 )
-from longform_evals.scorers.limited import unless_limited
+from longform_evals.scorers.limits import unless_limited
 from longform_evals.scorers.unscorable import unscorable_metrics
 
 

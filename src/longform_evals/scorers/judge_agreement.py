@@ -9,7 +9,10 @@ its probability of a problem where it gives one. Task-level figures (precision, 
 AUC, kappa, alpha, Kendall tau, each with a bootstrap interval) are computed from these rows
 by `longform_evals.analysis.judge_agreement`.
 
-- `coherence`: the BooookScore judge (`CoherenceJudging`, any mode). The unit's probability is
+The judge is an :class:`~longform_evals.judges.agreement_judge.AgreementJudge`; each unit's
+verdict is in the unit-judge shape (`judges/unit_judge.py`).
+
+- `coherence`: the BooookScore judge (the coherence table, any mode). The unit's probability is
   the probe judge's P(confusion); the paper's sentence mode gives verdicts only.
 - `faithfulness`: the faithfulness scorer against the sample's source document(s); a sentence's
   probability of a problem is 1 - its support (max over documents), flagged below the judge's
@@ -27,40 +30,41 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from inspect_ai.model import Model
 from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 
 from longform_evals.analysis.judge_agreement import reference_flag
-from longform_evals.judges.coherence import SentenceLayout
-from longform_evals.judges.coherence_judges import CoherenceJudging
+from longform_evals.judges.agreement_judge import AgreementJudge
 from longform_evals.judges.faithfulness_judging import FaithfulnessJudging
 from longform_evals.judges.statement_parts import as_statements
 from longform_evals.judges.text_check import has_word, worded_sentences
-from longform_evals.models.grader import GRADER_ROLE, grader_model
+from longform_evals.judges.unit_judge import UnitJudge, UnitVerdict, support_verdict
+from longform_evals.models.grader import GRADER_ROLE
 from longform_evals.scorers.judge_agreement_metrics import agreement_metrics
-from longform_evals.scorers.limited import unless_limited
-from longform_evals.vocabulary import JUDGE_KINDS, JudgeKind, ScorerMode
+from longform_evals.scorers.limits import unless_limited
+from longform_evals.vocabulary import JUDGE_KINDS, JudgeKind
 
 Kind = JudgeKind
 KINDS = JUDGE_KINDS
 
+_UNREAD = UnitVerdict(None, None, False, "")
+"""A unit no judge was asked about (a wordless fragment, an unrated sentence)."""
+
 
 def _unit_rows(
-    metadata: Mapping[str, Any],
-    verdicts: Sequence[tuple[bool | None, float | None]],
+    metadata: Mapping[str, Any], verdicts: Sequence[UnitVerdict]
 ) -> list[dict[str, Any]]:
     """One row per unit: every annotator's flag, the judge's flag and probability."""
     flags: Mapping[str, Sequence[int | None]] = metadata.get("flags") or {}
     types: Sequence[Sequence[str]] = metadata.get("unit_types") or []
     rows = []
-    for i, (flag, p) in enumerate(verdicts):
+    for i, verdict in enumerate(verdicts):
         rows.append(
             {
                 "index": i,
                 "human": {name: labels[i] for name, labels in flags.items()},
-                "judge_flag": flag,
-                "judge_p": p,
+                "judge_flag": verdict.flag,
+                "judge_p": verdict.probability,
                 "types": list(types[i]) if i < len(types) else [],
             }
         )
@@ -95,41 +99,34 @@ def _summary_values(
     }
 
 
-async def _coherence(
-    state: TaskState, judging: CoherenceJudging, judge: Model
-) -> tuple[list[tuple[bool | None, float | None]], list[float | None], dict[str, Any]]:
+_Judged = tuple[list[UnitVerdict], list[float | None], dict[str, Any]]
+
+
+async def _coherence(state: TaskState, judge: UnitJudge) -> _Judged:
     sentences = [str(s) for s in state.metadata.get("summary_sentences") or []]
     # Wordless fragments are never shown to a judge (as in the BooookScore scorer).
     asked = [i for i, s in enumerate(sentences) if has_word(s)]
-    verdicts, calls, extra = await judging.judge(judge, worded_sentences(sentences)[0])
-    by_unit: dict[int, tuple[bool | None, float | None]] = {}
-    for i, v in zip(asked, verdicts, strict=True):
-        by_unit[i] = (v.confused if v.parsed else None, v.p_confusion if v.parsed else None)
-    out = [by_unit.get(i, (None, None)) for i in range(len(sentences))]
-    # BooookScore counts a sentence clean when unflagged: the judge's per-unit score.
-    scores = [None if f is None else float(not f) for f, _ in out]
-    meta = {
-        "judge": str(judge),
-        **extra,
-        "judge_calls": calls,
-        "verdicts": [v.as_dict() for v in verdicts],
-    }
-    return out, scores, meta
+    judged = await judge.judge_units(state, worded_sentences(sentences)[0])
+    by_unit = dict(zip(asked, zip(judged.verdicts, judged.scores, strict=True), strict=True))
+    out = [by_unit.get(i, (_UNREAD, None)) for i in range(len(sentences))]
+    return [v for v, _ in out], [s for _, s in out], judged.metadata
 
 
-async def _faithfulness(
-    state: TaskState, judging: FaithfulnessJudging
-) -> tuple[list[tuple[bool | None, float | None]], list[float | None], dict[str, Any]]:
+async def _summary_unit(state: TaskState, judging: FaithfulnessJudging) -> _Judged:
+    """The summary is the unit: the scorer's own value at its own summary threshold."""
+    score = await judging.score(state)
+    value = score.value if isinstance(score.value, dict) else {}
+    meta = dict(score.metadata or {})
+    support = value.get("faithfulness")
+    threshold = (meta.get("thresholds") or {}).get("faithfulness")
+    if isinstance(support, (int, float)) and not math.isnan(support) and threshold is not None:
+        return [support_verdict(float(support), threshold)], [float(support)], meta
+    return [_UNREAD], [None], meta
+
+
+async def _faithfulness(state: TaskState, judging: FaithfulnessJudging) -> _Judged:
     if state.metadata.get("unit") == "summary":
-        # The summary is the unit: the scorer's own value at its own summary threshold.
-        score = await judging.score(state)
-        value = score.value if isinstance(score.value, dict) else {}
-        meta = dict(score.metadata or {})
-        support = value.get("faithfulness")
-        threshold = (meta.get("thresholds") or {}).get("faithfulness")
-        if isinstance(support, (int, float)) and not math.isnan(support) and threshold is not None:
-            return [(bool(support < threshold), 1.0 - float(support))], [float(support)], meta
-        return [(None, None)], [None], meta
+        return await _summary_unit(state, judging)
     sentences = [str(s) for s in state.metadata.get("summary_sentences") or []]
     flags: Mapping[str, Sequence[int | None]] = state.metadata.get("flags") or {}
     # Only the units someone rated are asked (LongSciVerify rates three sentences of each
@@ -144,68 +141,38 @@ async def _faithfulness(
     # an aside sentence is judged with the summary sentence it follows, asked or not
     position = {i: k for k, i in enumerate(i for i, s in enumerate(sentences) if has_word(s))}
     statements = [hosts[position[i]] for i in asked]
-    supports, threshold, meta = await judging.sentence_support(state, worded, statements)
-    by_unit = dict(zip(asked, supports, strict=True))
-    out: list[tuple[bool | None, float | None]] = []
-    scores: list[float | None] = []
-    for i in range(len(sentences)):
-        support = by_unit.get(i)
-        out.append((None, None) if support is None else (bool(support < threshold), 1.0 - support))
-        scores.append(support)
-    return out, scores, meta
+    judged = await judging.judge_units(state, worded, statements)
+    by_unit = dict(zip(asked, zip(judged.verdicts, judged.scores, strict=True), strict=True))
+    out = [by_unit.get(i, (_UNREAD, None)) for i in range(len(sentences))]
+    return [v for v, _ in out], [s for _, s in out], judged.metadata
 
 
 @scorer(metrics=agreement_metrics())
 def judge_agreement(
-    kind: Kind = "coherence",
-    mode: ScorerMode = "auto",
-    layout: SentenceLayout = "quoted",
-    calibration: str | None = None,
-    threshold: float | None = None,
-    support_judge: str = "llm",
-    chunking: str | None = None,
-    prompts_dir: str | None = None,
+    judge: AgreementJudge | Mapping[str, Any] | None = None,
     model: str | None = None,
     model_role: str | None = GRADER_ROLE,
 ) -> Scorer:
     """The judge's verdict beside people's labels on every unit of a labelled summary.
 
     Args:
-        kind: `coherence` (the BooookScore judge) or `faithfulness` (a support judge).
-        mode: coherence: the BooookScore scorer's mode (`auto`, `probe`, `sentence`,
-            `batched`).
-        layout: coherence, `sentence` mode: the prompt layout.
-        calibration: coherence, `probe` mode: a thresholds file instead of the packaged one.
-        threshold: one threshold instead of the calibrated ones (coherence `probe` mode: for
-            every probe; faithfulness: the support threshold).
-        support_judge: faithfulness: the judge's name (`llm` or a MiniCheck judge).
-        chunking: faithfulness: how the judge reads the source (default: its calibration).
-        prompts_dir: folder overriding the judges' prompt templates.
+        judge: the judge under study and how it is asked
+            (:class:`~longform_evals.judges.agreement_judge.AgreementJudge`, or a mapping of
+            its fields: `kind`, `mode`, `layout`, `calibration`, `threshold`,
+            `support_judge`, `chunking`, `prompts_dir`); default: the coherence judge in
+            `auto` mode.
         model: the judge under study by name; default: the model bound to `model_role`.
         model_role: the role whose model judges when `model` is not given (`grader`).
     """
-    if kind not in KINDS:
-        raise ValueError(f"unknown kind {kind!r}; expected 'coherence' or 'faithfulness'")
-    judging = CoherenceJudging(
-        mode=mode,
-        layout=layout,
-        calibration=calibration,
-        threshold=threshold if kind == "coherence" else None,
-        prompts_dir=prompts_dir,
-    )
-    support = FaithfulnessJudging.build(
-        support_judge,
-        chunking=chunking,
-        threshold=threshold if kind == "faithfulness" else None,
-        judge_options={"prompts_dir": prompts_dir, "model": model, "model_role": model_role},
-    )
+    spec = AgreementJudge.of(judge)
+    kind = spec.kind
+    unit_judge = spec.unit_judge(model, model_role)
 
     async def score(state: TaskState, target: Target) -> Score:
-        if kind == "coherence":
-            judge = grader_model(model, model_role)
-            verdicts, judge_scores, meta = await _coherence(state, judging, judge)
+        if isinstance(unit_judge, FaithfulnessJudging):
+            verdicts, judge_scores, meta = await _faithfulness(state, unit_judge)
         else:
-            verdicts, judge_scores, meta = await _faithfulness(state, support)
+            verdicts, judge_scores, meta = await _coherence(state, unit_judge)
         units = _unit_rows(state.metadata, verdicts)
         values = _summary_values(units, judge_scores)
         flagged = sum(1 for u in units if u["judge_flag"])

@@ -12,7 +12,7 @@ from __future__ import annotations
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
 from inspect_ai.solver import TaskState
 
-from longform_evals.scorers.limited import unless_limited
+from longform_evals.scorers.limits import unless_limited
 
 _KEYS = ("words", "length_ratio", "within")
 

@@ -56,8 +56,8 @@ from longform_evals.judges.raters import (
 )
 from longform_evals.judges.text_check import EMPTY_SUMMARY, TextCheck, check_text
 from longform_evals.models.grader import GRADER_ROLE, grader_model
-from longform_evals.scorers.limited import unless_limited
-from longform_evals.scorers.rouge import reference_texts
+from longform_evals.scorers.limits import unless_limited
+from longform_evals.scorers.references import reference_texts
 from longform_evals.scorers.unscorable import unscorable_metrics
 
 

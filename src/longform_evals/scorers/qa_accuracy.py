@@ -11,7 +11,7 @@ from inspect_ai.scorer import Score, Scorer, Target, accuracy, mean, scorer, std
 from inspect_ai.solver import TaskState
 
 from longform_evals.scorers.choice_parse import MAX_CHOICES, choice_letter, parse_choice
-from longform_evals.scorers.limited import unless_limited
+from longform_evals.scorers.limits import unless_limited
 
 
 def gold_letter(state: TaskState, target: Target) -> str:

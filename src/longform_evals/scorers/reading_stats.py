@@ -8,7 +8,7 @@ from typing import Any
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
 from inspect_ai.solver import TaskState
 
-from longform_evals.scorers.limited import unless_limited
+from longform_evals.scorers.limits import unless_limited
 
 __all__ = ["READING_STATS", "reading_stats", "reading_stats_values"]
 

@@ -20,7 +20,8 @@ from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
 from longform_evals.judges.text_check import EMPTY_SUMMARY, check_text
-from longform_evals.scorers.limited import unless_limited
+from longform_evals.scorers.limits import unless_limited
+from longform_evals.scorers.references import reference_texts
 from longform_evals.scorers.unscorable import unscorable_metrics
 
 DEFAULT_VARIANTS: tuple[str, ...] = ("rouge1", "rouge2", "rougeL")
@@ -31,28 +32,6 @@ class _RougeScorer(Protocol):
     """The part of `rouge_score.rouge_scorer.RougeScorer` used here."""
 
     def score(self, target: str, prediction: str) -> dict[str, Any]: ...
-
-
-def reference_texts(state: TaskState, target: Target) -> list[str]:
-    """The reference texts of a sample: its `target` (a string or a list), or, when the target
-    is empty, `metadata["references"]`.
-
-    Raises:
-        ValueError: naming the sample when there is no reference, or a reference is blank or
-            not text.
-    """
-    refs: object = list(target)
-    if not any(isinstance(r, str) and r.strip() for r in target):
-        refs = state.metadata.get("references")
-    if not isinstance(refs, list) or not refs:
-        raise ValueError(
-            f"sample {state.sample_id!r} has no reference texts: give them as the sample's "
-            "target (a string or a list of strings) or as metadata['references']"
-        )
-    bad = [i for i, r in enumerate(refs) if not isinstance(r, str) or not r.strip()]
-    if bad:
-        raise ValueError(f"sample {state.sample_id!r}: references {bad} are blank or not text")
-    return [str(r) for r in refs]
 
 
 def rouge_values(

@@ -7,7 +7,7 @@ import math
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
 from inspect_ai.solver import TaskState
 
-from longform_evals.scorers.limited import unless_limited
+from longform_evals.scorers.limits import unless_limited
 from longform_evals.text import count_tokens, novel_trigram_pct, repeated_trigram_pct, words
 
 _KEYS = ("summary_tokens", "summary_words", "novel_trigrams_pct", "repeated_trigrams_pct")

@@ -15,6 +15,7 @@ from inspect_ai.dataset import MemoryDataset
 
 from longform_evals.data.books import load_books, load_summaries
 from longform_evals.judges.coherence import SentenceLayout
+from longform_evals.judges.coherence_judges import CoherenceJudging
 from longform_evals.scorers.booookscore import booookscore as booookscore_scorer
 from longform_evals.scorers.limited import limited
 from longform_evals.scorers.summary_stats import summary_statistics
@@ -84,11 +85,13 @@ def booookscore(
     mode: ScorerMode = "batched" if judge_batch > 0 else judge_mode
     scorers = [
         booookscore_scorer(
-            mode=mode,
-            batch_size=judge_batch if judge_batch > 0 else 10,
-            cache=judge_cache,
-            prompts_dir=prompts_dir,
-            layout=judge_layout,
+            CoherenceJudging(
+                mode=mode,
+                batch_size=judge_batch if judge_batch > 0 else 10,
+                cache=judge_cache,
+                prompts_dir=prompts_dir,
+                layout=judge_layout,
+            )
         ),
         summary_statistics(),
         limited(),

@@ -27,6 +27,7 @@ from inspect_ai.dataset import MemoryDataset, Sample
 
 from longform_evals.data.labels.load import load_judge_labels
 from longform_evals.data.labels.schema import JudgeLabelSet
+from longform_evals.judges.agreement_judge import AgreementJudge
 from longform_evals.judges.coherence import SentenceLayout
 from longform_evals.scorers.judge_agreement import KINDS, Kind
 from longform_evals.scorers.judge_agreement import judge_agreement as agreement
@@ -123,14 +124,16 @@ def judge_agreement(
         dataset=MemoryDataset(samples, name=f"judge_agreement_{kind}"),
         solver=given_summary(),
         scorer=agreement(
-            kind=kind,
-            mode=mode,
-            layout=layout,
-            calibration=calibration,
-            threshold=threshold,
-            support_judge=judge,
-            chunking=chunking,
-            prompts_dir=prompts_dir,
+            AgreementJudge(
+                kind=kind,
+                mode=mode,
+                layout=layout,
+                calibration=calibration,
+                threshold=threshold,
+                support_judge=judge,
+                chunking=chunking,
+                prompts_dir=prompts_dir,
+            )
         ),
         metadata={
             "kind": kind,

@@ -1,0 +1,110 @@
+"""The judge the judge-agreement scorer studies: its kind and how it is asked, one object.
+
+:class:`AgreementJudge` is what the `judge_agreement` scorer takes (the task builds it from its
+parameters); it builds the unit judge of its kind from the two tables, the coherence table
+(`coherence_judges.py`) or the support table through the faithfulness scorer's judging
+(`faithfulness_judging.py`), so people's units are judged as the suite's scorers judge them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+from longform_evals.judges.coherence import SentenceLayout
+from longform_evals.judges.coherence_judges import CoherenceJudging, CoherenceUnitJudge
+from longform_evals.judges.faithfulness_judging import FaithfulnessJudging
+from longform_evals.judges.unit_judge import UnitJudge
+from longform_evals.models.grader import GRADER_ROLE
+from longform_evals.vocabulary import JUDGE_KINDS, JudgeKind, ScorerMode
+
+__all__ = ["AgreementJudge"]
+
+
+@dataclass(frozen=True)
+class AgreementJudge:
+    """The judge under study.
+
+    Attributes:
+        kind: `coherence` (the BooookScore judge) or `faithfulness` (a support judge).
+        mode: coherence: the BooookScore mode (`auto`, `probe`, `sentence`, `batched`, ...).
+        layout: coherence, `sentence` mode: the prompt layout.
+        calibration: coherence, `probe` mode: a thresholds file instead of the packaged one.
+        threshold: one threshold instead of the calibrated ones (coherence `probe` mode: for
+            every probe; faithfulness: the support threshold).
+        support_judge: faithfulness: the judge's name (`llm` or a MiniCheck judge).
+        chunking: faithfulness: how the judge reads the source (default: its calibration).
+        prompts_dir: folder overriding the judges' prompt templates.
+    """
+
+    kind: JudgeKind = "coherence"
+    mode: ScorerMode = "auto"
+    layout: SentenceLayout = "quoted"
+    calibration: str | None = None
+    threshold: float | None = None
+    support_judge: str = "llm"
+    chunking: str | None = None
+    prompts_dir: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in JUDGE_KINDS:
+            raise ValueError(f"unknown kind {self.kind!r}; expected 'coherence' or 'faithfulness'")
+
+    @classmethod
+    def of(cls, value: AgreementJudge | Mapping[str, Any] | None) -> AgreementJudge:
+        """The judge from a judge, a mapping of its fields (as an eval log records it), or
+        None (the defaults).
+
+        Raises:
+            ValueError: for a mapping key that is not a field, or an unknown kind.
+        """
+        if value is None:
+            return cls()
+        if isinstance(value, AgreementJudge):
+            return value
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(value) - known)
+        if unknown:
+            raise ValueError(f"unknown judge fields {unknown}; known: {sorted(known)}")
+        return cls(**value)
+
+    def _repr_params_(self) -> dict[str, Any]:
+        """The judge as a mapping: what an eval log records for the scorer (Inspect calls
+        this on scorer arguments), so `inspect score LOG` rebuilds it through :meth:`of`."""
+        return asdict(self)
+
+    def coherence(self) -> CoherenceJudging:
+        """The coherence table's judging with these settings."""
+        return CoherenceJudging(
+            mode=self.mode,
+            layout=self.layout,
+            calibration=self.calibration,
+            threshold=self.threshold if self.kind == "coherence" else None,
+            prompts_dir=self.prompts_dir,
+        )
+
+    def faithfulness(
+        self, model: str | None = None, model_role: str | None = GRADER_ROLE
+    ) -> FaithfulnessJudging:
+        """The faithfulness scorer's judging with this support judge."""
+        return FaithfulnessJudging.build(
+            self.support_judge,
+            chunking=self.chunking,
+            threshold=self.threshold if self.kind == "faithfulness" else None,
+            judge_options={
+                "prompts_dir": self.prompts_dir,
+                "model": model,
+                "model_role": model_role,
+            },
+        )
+
+    def unit_judge(
+        self, model: str | None = None, model_role: str | None = GRADER_ROLE
+    ) -> UnitJudge:
+        """The unit judge of this kind, asking `model` (else the one bound to `model_role`).
+        Both kinds' settings are checked, whichever is built (as the scorer's arguments always
+        were)."""
+        coherence = CoherenceUnitJudge(self.coherence(), model, model_role)
+        faithfulness = self.faithfulness(model, model_role)
+        return coherence if self.kind == "coherence" else faithfulness
