@@ -12,7 +12,14 @@ from inspect_ai.dataset import Sample
 from longform_evals.data.jsonl import DataError
 from longform_evals.data.labels.load import detect_judge_label_format, load_judge_labels
 from longform_evals.data.labels.longformfact import longformfact_label_set
-from longform_evals.data.labels.schema import METADATA_KEYS, JudgeLabelSet, Skipped, judge_sample
+from longform_evals.data.labels.schema import (
+    METADATA_KEYS,
+    JudgeLabelSet,
+    PeoplesLabels,
+    Skipped,
+    SummaryOrigin,
+    judge_sample,
+)
 from longform_evals.data.longformfact import load_longformfact
 
 DOCS = ["The council met on Monday. It approved the budget.", "The mayor spoke last."]
@@ -215,23 +222,21 @@ def test_judge_sample_checks_its_shape() -> None:
         "summary": "A. B.",
         "summary_sentences": ["A.", "B."],
         "unit": "sentence",
-        "group": "g",
-        "system": None,
-        "document": None,
-        "source": "f:1",
+        "origin": SummaryOrigin("g", None, None, "f:1"),
     }
-    sample = judge_sample("x/1", "d", flags={"a": [1, None]}, **common)
+    sample = judge_sample("x/1", "d", labels=PeoplesLabels({"a": [1, None]}), **common)
     assert sample.metadata is not None and sample.metadata["unit_types"] == [[], []]
+    assert sample.metadata["group"] == "g" and sample.metadata["source"] == "f:1"
     with pytest.raises(ValueError, match=r"flags\['a'\] has 1 entries for 2 units"):
-        judge_sample("x/1", "d", flags={"a": [1]}, **common)
+        judge_sample("x/1", "d", labels=PeoplesLabels({"a": [1]}), **common)
     with pytest.raises(ValueError, match="a flag must be 0, 1 or None"):
-        judge_sample("x/1", "d", flags={"a": [1, 2]}, **common)
+        judge_sample("x/1", "d", labels=PeoplesLabels({"a": [1, 2]}), **common)
     with pytest.raises(ValueError, match="a flag must be 0, 1 or None"):
-        judge_sample("x/1", "d", flags={"a": [True, 0]}, **common)
+        judge_sample("x/1", "d", labels=PeoplesLabels({"a": [True, 0]}), **common)
     with pytest.raises(ValueError, match="unit_notes has 1 entries"):
-        judge_sample("x/1", "d", flags={}, unit_notes=[[]], **common)
+        judge_sample("x/1", "d", labels=PeoplesLabels({}, unit_notes=[[]]), **common)
     with pytest.raises(ValueError, match="unit must be"):
-        judge_sample("x/1", "d", flags={}, **(common | {"unit": "word"}))
+        judge_sample("x/1", "d", labels=PeoplesLabels({}), **(common | {"unit": "word"}))
 
 
 def test_label_set_refuses_duplicate_ids() -> None:

@@ -71,7 +71,9 @@ from inspect_ai.dataset import Sample
 from longform_evals.data.jsonl import DataError
 from longform_evals.data.labels.schema import (
     JudgeLabelSet,
+    PeoplesLabels,
     Skipped,
+    SummaryOrigin,
     judge_sample,
     read_json_or_zip,
 )
@@ -358,13 +360,12 @@ def load_booookscore_annotations(
                     summary=summary,
                     summary_sentences=sentences,
                     unit="sentence",
-                    group=book,
-                    system=system,
-                    document=None,
-                    flags={ANNOTATOR: [int(u.flagged) for u in units]},
-                    unit_types=[u.types or [] for u in units],
-                    unit_notes=[u.notes or [] for u in units],
-                    source=where,
+                    origin=SummaryOrigin(book, system, None, where),
+                    labels=PeoplesLabels(
+                        {ANNOTATOR: [int(u.flagged) for u in units]},
+                        unit_types=[u.types or [] for u in units],
+                        unit_notes=[u.notes or [] for u in units],
+                    ),
                 )
             )
     return JudgeLabelSet(

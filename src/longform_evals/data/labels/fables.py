@@ -50,7 +50,9 @@ from inspect_ai.dataset import Sample
 from longform_evals.data.jsonl import DataError, read_text
 from longform_evals.data.labels.schema import (
     JudgeLabelSet,
+    PeoplesLabels,
     Skipped,
+    SummaryOrigin,
     judge_sample,
     read_json_or_zip,
 )
@@ -253,13 +255,8 @@ def load_fables(
                     summary=summary,
                     summary_sentences=claims,
                     unit="claim",
-                    group=book,
-                    system=model,
-                    document=document,
-                    flags={ANNOTATOR: flags},
-                    unit_types=types,
-                    unit_notes=notes,
-                    source=where,
+                    origin=SummaryOrigin(book, model, document, where),
+                    labels=PeoplesLabels({ANNOTATOR: flags}, unit_types=types, unit_notes=notes),
                 )
             )
     return JudgeLabelSet(

@@ -12,7 +12,14 @@ from typing import Literal
 from inspect_ai.dataset import Sample
 
 from longform_evals.data.jsonl import DataError
-from longform_evals.data.labels.schema import JudgeLabelSet, Skipped, Unit, judge_sample
+from longform_evals.data.labels.schema import (
+    JudgeLabelSet,
+    PeoplesLabels,
+    Skipped,
+    SummaryOrigin,
+    Unit,
+    judge_sample,
+)
 from longform_evals.data.longformfact import load_longformfact_with_report
 
 __all__ = ["LONGFORMFACT_ANNOTATOR", "load_longformfact_labels", "longformfact_label_set"]
@@ -90,12 +97,13 @@ def longformfact_label_set(
                 summary=meta["summary"],
                 summary_sentences=sentences,
                 unit=unit,
-                group=_document_key(str(meta["subset"]), document),
-                system=meta.get("model"),
-                document=document,
-                flags={LONGFORMFACT_ANNOTATOR: flags},
-                summary_flags=summary_flags,
-                source=str(meta["source"]),
+                origin=SummaryOrigin(
+                    group=_document_key(str(meta["subset"]), document),
+                    system=meta.get("model"),
+                    document=document,
+                    source=str(meta["source"]),
+                ),
+                labels=PeoplesLabels({LONGFORMFACT_ANNOTATOR: flags}, summary_flags=summary_flags),
             )
         )
     return JudgeLabelSet(

@@ -66,7 +66,13 @@ from typing import Any
 from inspect_ai.dataset import Sample
 
 from longform_evals.data.jsonl import DataError, has_words, read_json, read_text
-from longform_evals.data.labels.schema import JudgeLabelSet, Skipped, judge_sample
+from longform_evals.data.labels.schema import (
+    JudgeLabelSet,
+    PeoplesLabels,
+    Skipped,
+    SummaryOrigin,
+    judge_sample,
+)
 from longform_evals.data.longformfact import simple_split
 
 __all__ = [
@@ -340,12 +346,10 @@ def _load_subset(
                     summary=summary,
                     summary_sentences=sentences,
                     unit="sentence",
-                    group=article_id,
-                    system=system,
-                    document=articles[article_id],
-                    flags=flags,
-                    human_scores=scores,
-                    source=f"{first.path}:{row.line}",
+                    origin=SummaryOrigin(
+                        article_id, system, articles[article_id], f"{first.path}:{row.line}"
+                    ),
+                    labels=PeoplesLabels(flags, human_scores=scores),
                 )
             )
     return samples, [r.name for r in reviewers]

@@ -143,6 +143,43 @@ class JudgeLabelSet:
             seen.add(key)
 
 
+@dataclass(frozen=True)
+class SummaryOrigin:
+    """Where a labelled summary comes from.
+
+    Attributes:
+        group: What the summary is comparable with (typically its source document).
+        system: The system that wrote it; None when unknown.
+        document: The source text the summary is judged against (None for coherence).
+        source: The file and record the labels were read from.
+    """
+
+    group: str
+    system: str | None
+    document: str | None
+    source: str
+
+
+@dataclass(frozen=True)
+class PeoplesLabels:
+    """People's labels of one summary's units (``flags``, the only required field) and of the
+    summary as a whole.
+
+    Attributes:
+        flags: Annotator -> one flag per unit (1 = a problem, 0 = none, None = not rated).
+        summary_flags: Annotator -> a flag for the whole summary.
+        unit_types: Per unit, the kinds of problem named (an empty list each by default).
+        unit_notes: Per unit, the annotators' notes (an empty list each by default).
+        human_scores: Named human scores of the summary.
+    """
+
+    flags: Mapping[str, Sequence[int | None]]
+    summary_flags: Mapping[str, int | None] | None = None
+    unit_types: Sequence[Sequence[str]] | None = None
+    unit_notes: Sequence[Sequence[str]] | None = None
+    human_scores: Mapping[str, float] | None = None
+
+
 def judge_sample(
     sample_id: str,
     description: str,
@@ -150,15 +187,8 @@ def judge_sample(
     summary: str,
     summary_sentences: Sequence[str],
     unit: Unit,
-    group: str,
-    system: str | None,
-    document: str | None,
-    flags: Mapping[str, Sequence[int | None]],
-    summary_flags: Mapping[str, int | None] | None = None,
-    unit_types: Sequence[Sequence[str]] | None = None,
-    unit_notes: Sequence[Sequence[str]] | None = None,
-    human_scores: Mapping[str, float] | None = None,
-    source: str,
+    origin: SummaryOrigin,
+    labels: PeoplesLabels,
 ) -> Sample:
     """Build one sample of the schema, checking its shape.
 
@@ -169,6 +199,8 @@ def judge_sample(
         ValueError: If a per-unit list does not have one entry per unit, a flag is not 0, 1 or
             None, or ``unit`` is not one of :data:`Unit` (a loader's bug, not the data's).
     """
+    flags, summary_flags = labels.flags, labels.summary_flags
+    unit_types, unit_notes = labels.unit_types, labels.unit_notes
     if unit not in get_args(Unit):
         raise ValueError(f"{sample_id}: unit must be one of {get_args(Unit)}, not {unit!r}")
     n = len(summary_sentences)
@@ -190,15 +222,15 @@ def judge_sample(
             "summary": summary,
             "summary_sentences": list(summary_sentences),
             "unit": unit,
-            "group": group,
-            "system": system,
-            "document": document,
+            "group": origin.group,
+            "system": origin.system,
+            "document": origin.document,
             "flags": {name: list(values) for name, values in flags.items()},
             "summary_flags": dict(summary_flags or {}),
             "unit_types": types,
             "unit_notes": notes,
-            "human_scores": {k: float(v) for k, v in (human_scores or {}).items()},
-            "source": source,
+            "human_scores": {k: float(v) for k, v in (labels.human_scores or {}).items()},
+            "source": origin.source,
         },
     )
 
