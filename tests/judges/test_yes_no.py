@@ -217,13 +217,13 @@ _BAD = [pytest.param(math.inf, marks=NON_FINITE), pytest.param(math.nan, marks=N
 
 
 def _judged_with(monkeypatch: pytest.MonkeyPatch, module: str, output: ModelOutput) -> None:
-    """Make every log-probability call of the judge module answer ``output`` (the scripted
-    provider refuses impossible log-probabilities, a broken provider may send them)."""
+    """Make every call the judge module makes through the call path answer ``output`` (the
+    scripted provider refuses impossible log-probabilities, a broken provider may send them)."""
 
     async def answer(*args: object, **kwargs: object) -> ModelOutput:
         return output
 
-    monkeypatch.setattr(f"longform_evals.judges.{module}.generate_with_logprobs", answer)
+    monkeypatch.setattr(f"longform_evals.judges.{module}.generate", answer)
 
 
 @pytest.mark.parametrize("bad", _BAD)

@@ -1,5 +1,5 @@
-"""The per-step-kind token tally: accumulation in a sample's store, reading it back, and
-nothing recorded outside a sample."""
+"""The per-step-kind token tally: accumulation in a sample's store, reading it back, nothing
+recorded outside a sample, and the open registry of step kinds."""
 
 from __future__ import annotations
 
@@ -15,15 +15,26 @@ from inspect_ai.model import ModelOutput, ModelUsage, get_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import store
 
-import longform_evals.models.providers  # noqa: F401  (registers the scripted model)
+import longform_evals.judges.steps  # registers the judge kind
+import longform_evals.models.providers  # registers the scripted model
+import longform_evals.solvers.common.recording  # noqa: F401  (registers the summary kinds)
+from longform_evals.models import step_usage as step_usage_module
 from longform_evals.models.step_usage import (
-    STEP_KINDS,
     STEP_USAGE_FIELDS,
     STEP_USAGE_KEY,
     StepKind,
     record_step_usage,
+    register_step_kind,
+    render_step_kinds,
+    step_kinds,
     step_usage,
 )
+
+
+@pytest.fixture
+def fresh_registry(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Registrations of a test are forgotten after it (the docs list the package's own)."""
+    monkeypatch.setattr(step_usage_module, "_KINDS", dict(step_usage_module._KINDS))
 
 
 def _output(
@@ -125,5 +136,29 @@ def test_reading_tolerates_old_and_odd_stores() -> None:
 
 
 def test_the_vocabulary() -> None:
-    assert len(set(STEP_KINDS)) == len(STEP_KINDS) and "judge" in STEP_KINDS
-    assert {"chunk_summary", "merge", "compression", "gist", "lookup", "answer"} <= set(STEP_KINDS)
+    import longform_evals.solvers.reading.run  # noqa: F401  (registers the reading kinds)
+
+    kinds = step_kinds()
+    assert "judge" in kinds and all(description.strip() for description in kinds.values())
+    assert {"chunk_summary", "merge", "compression", "gist", "lookup", "answer"} <= set(kinds)
+
+
+@pytest.mark.usefixtures("fresh_registry")
+def test_a_registered_kind_is_recorded_and_listed() -> None:
+    assert register_step_kind("outline", "a plan of the summary") == "outline"
+    assert register_step_kind("outline", "a plan of the summary") == "outline"  # idempotent
+    record_step_usage("outline", _output(1, 1))
+    assert step_kinds()["outline"] == "a plan of the summary"
+    assert "- `outline`: a plan of the summary" in render_step_kinds().splitlines()
+
+
+@pytest.mark.usefixtures("fresh_registry")
+def test_a_conflicting_or_malformed_registration_is_refused() -> None:
+    register_step_kind("outline", "a plan of the summary")
+    with pytest.raises(ValueError, match="already registered as 'a plan of the summary'"):
+        register_step_kind("outline", "something else")
+    with pytest.raises(ValueError, match="lowercase"):
+        register_step_kind("Outline", "a plan")
+    with pytest.raises(ValueError, match="description is empty"):
+        register_step_kind("outline_two", " ")
+    assert "outline_two" not in step_kinds()

@@ -26,7 +26,6 @@ from typing import Any, Literal
 
 from inspect_ai.log import transcript
 from inspect_ai.model import (
-    CachePolicy,
     ChatMessage,
     ChatMessageAssistant,
     ChatMessageUser,
@@ -47,8 +46,8 @@ from longform_evals.judges.demonstrations import (
     render_for_sentences,
 )
 from longform_evals.judges.injection import as_data
-from longform_evals.models.identity import cache_policy
-from longform_evals.models.step_usage import JUDGE, record_step_usage
+from longform_evals.judges.steps import JUDGE
+from longform_evals.models.calls import generate
 from longform_evals.progress import BOARD, JUDGE_PHASE
 from longform_evals.prompts import load_prompt
 
@@ -93,6 +92,8 @@ class JudgeSettings:
     temperature: float = 0.0
     max_tokens: int = 160
     cache: bool = True
+    """Verdicts are deterministic at temperature 0: caching them lets a summary be re-scored
+    (score_only, `inspect score`) without new calls."""
     prompts_dir: str | None = None
     demonstrations: str | None = None
     layout: SentenceLayout = "quoted"
@@ -100,12 +101,6 @@ class JudgeSettings:
 
 def _config(settings: JudgeSettings, max_tokens: int) -> GenerateConfig:
     return GenerateConfig(temperature=settings.temperature, max_tokens=max_tokens)
-
-
-def _cache(model: Model, settings: JudgeSettings) -> CachePolicy | bool:
-    # Verdicts are deterministic at temperature 0: caching them lets a summary be re-scored
-    # (score_only, `inspect score`) without new calls.
-    return cache_policy(model, settings.cache)
 
 
 async def judge_summary(
@@ -182,11 +177,14 @@ async def _judge_one(
     verdict = SentenceVerdict(index=index, sentence=sentence)
     BOARD.plan(JUDGE_PHASE, 1)
     for _ in range(settings.max_attempts):
-        output = await model.generate(
-            messages, config=_config(settings, settings.max_tokens), cache=_cache(model, settings)
+        output = await generate(
+            model,
+            messages,
+            _config(settings, settings.max_tokens),
+            step=JUDGE,
+            cache=settings.cache,
+            progress=JUDGE_PHASE,
         )
-        record_step_usage(JUDGE, output)
-        BOARD.done(JUDGE_PHASE)
         verdict.attempts += 1
         if output.stop_reason in ("max_tokens", "model_length"):
             verdict.truncated += 1
@@ -241,13 +239,14 @@ async def _judge_batch(
     BOARD.plan(JUDGE_PHASE, 1)
     for _ in range(settings.max_attempts):
         calls += 1
-        output = await model.generate(
+        output = await generate(
+            model,
             messages,
-            config=_config(settings, settings.max_tokens * len(batch)),
-            cache=_cache(model, settings),
+            _config(settings, settings.max_tokens * len(batch)),
+            step=JUDGE,
+            cache=settings.cache,
+            progress=JUDGE_PHASE,
         )
-        record_step_usage(JUDGE, output)
-        BOARD.done(JUDGE_PHASE)
         for n in pending:
             verdicts[n - 1].attempts += 1
             if output.stop_reason in ("max_tokens", "model_length"):

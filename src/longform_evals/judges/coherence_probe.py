@@ -41,11 +41,10 @@ from inspect_ai.model import GenerateConfig, Model
 
 from longform_evals.judges.calibration_files import read_calibration
 from longform_evals.judges.coherence import SentenceVerdict
-from longform_evals.judges.health import generate_with_logprobs
 from longform_evals.judges.injection import as_data
+from longform_evals.judges.steps import JUDGE
 from longform_evals.judges.yes_no import p_yes_at_answers, p_yes_from_output, reading_source
-from longform_evals.models.identity import cache_policy
-from longform_evals.models.step_usage import JUDGE, record_step_usage
+from longform_evals.models.calls import generate
 from longform_evals.progress import BOARD, JUDGE_PHASE
 from longform_evals.prompts import load_prompt
 
@@ -206,7 +205,6 @@ async def probe_sentence(
     config = GenerateConfig(
         temperature=0.0, max_tokens=1, logprobs=True, top_logprobs=settings.top_logprobs
     )
-    cache = cache_policy(model, settings.cache)
     prompts = [
         frame.render(
             earlier=as_data(earlier),
@@ -217,11 +215,11 @@ async def probe_sentence(
     ]
     BOARD.plan(JUDGE_PHASE, len(prompts))
     outputs = await asyncio.gather(
-        *[generate_with_logprobs(model, prompt, config, cache) for prompt in prompts]
+        *[
+            generate(model, prompt, config, step=JUDGE, cache=settings.cache, progress=JUDGE_PHASE)
+            for prompt in prompts
+        ]
     )
-    for output in outputs:
-        record_step_usage(JUDGE, output)
-    BOARD.done(JUDGE_PHASE, len(outputs))
     answers = {p.name: p_yes_from_output(o) for p, o in zip(asked, outputs, strict=True)}
     if sources is not None:
         sources.update(reading_source(o) for o in outputs)
@@ -264,11 +262,9 @@ async def _probe_sentence_joint(
         top_logprobs=settings.top_logprobs,
     )
     BOARD.plan(JUDGE_PHASE, 1)
-    output = await generate_with_logprobs(
-        model, prompt, config, cache_policy(model, settings.cache)
+    output = await generate(
+        model, prompt, config, step=JUDGE, cache=settings.cache, progress=JUDGE_PHASE
     )
-    record_step_usage(JUDGE, output)
-    BOARD.done(JUDGE_PHASE, 1)
     answers = dict(zip(names, p_yes_at_answers(output, len(names)), strict=True))
     if index == 0:
         answers = {n: p for n, p in answers.items() if not PROBE_BY_NAME[n].needs_earlier}

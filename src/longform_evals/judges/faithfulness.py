@@ -19,13 +19,12 @@ from dataclasses import dataclass, field
 from inspect_ai.model import GenerateConfig, Model
 
 from longform_evals.judges.faithfulness_calibration import load_calibration
-from longform_evals.judges.health import generate_with_logprobs
 from longform_evals.judges.injection import as_data
+from longform_evals.judges.steps import JUDGE
 from longform_evals.judges.support import JudgeOptions, JudgeSetup, SupportJudgement
 from longform_evals.judges.yes_no import read_yes_no
+from longform_evals.models.calls import generate
 from longform_evals.models.grader import grader_model
-from longform_evals.models.identity import cache_policy
-from longform_evals.models.step_usage import JUDGE, record_step_usage
 from longform_evals.prompts import load_prompt
 
 __all__ = [
@@ -84,12 +83,7 @@ async def judge_support(
         logprobs=settings.logprobs or None,
         top_logprobs=settings.top_logprobs if settings.logprobs else None,
     )
-    cache = cache_policy(model, settings.cache)
-    if settings.logprobs:
-        output = await generate_with_logprobs(model, prompt, config, cache)
-    else:
-        output = await model.generate(prompt, config=config, cache=cache)
-    record_step_usage(JUDGE, output)
+    output = await generate(model, prompt, config, step=JUDGE, cache=settings.cache)
     p, source = read_yes_no(output, settings.logprobs)
     return SupportJudgement(p, "missing" if p is None else source, output.completion)
 

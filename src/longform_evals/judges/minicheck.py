@@ -43,7 +43,6 @@ from inspect_ai.model import (
 )
 
 from longform_evals.judges.faithfulness_calibration import JudgeCalibration
-from longform_evals.judges.health import generate_with_logprobs
 from longform_evals.judges.minicheck_chunking import (
     CLASSIFIER_CHUNK_TOKENS,
     LLM_CHUNK_TOKENS,
@@ -51,11 +50,11 @@ from longform_evals.judges.minicheck_chunking import (
     minicheck_chunks,
     word_count,
 )
+from longform_evals.judges.steps import JUDGE
 from longform_evals.judges.support import JudgeOptions, JudgeSetup, SupportJudgement
 from longform_evals.judges.yes_no import read_yes_no
+from longform_evals.models.calls import generate
 from longform_evals.models.grader import GRADER_ROLE, grader_model
-from longform_evals.models.identity import cache_policy
-from longform_evals.models.step_usage import JUDGE, record_step_usage
 from longform_evals.text import TokenizerLike, get_tokenizer
 
 if TYPE_CHECKING:
@@ -349,13 +348,9 @@ class MiniCheckLLMJudge:
         config = GenerateConfig(
             temperature=0.0, max_tokens=1, logprobs=True, top_logprobs=self.top_logprobs
         )
-        model = self.model()
-        output = await generate_with_logprobs(
-            model, messages, config, cache_policy(model, self.cache)
-        )
         # Only this (Bespoke-MiniCheck-7B) path is a model call; the local classifiers have no
         # token usage to record.
-        record_step_usage(JUDGE, output)
+        output = await generate(self.model(), messages, config, step=JUDGE, cache=self.cache)
         p, _ = read_yes_no(output)
         return SupportJudgement(p, "minicheck" if p is not None else "missing", output.completion)
 

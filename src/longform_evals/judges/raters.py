@@ -28,17 +28,16 @@ from inspect_ai.model import (
     Model,
 )
 
-from longform_evals.judges.health import generate_with_logprobs
 from longform_evals.judges.injection import as_data
 from longform_evals.judges.rater_calibration import RaterCalibration
+from longform_evals.judges.steps import JUDGE
 from longform_evals.judges.yes_no import (
     NO_VERDICT,
     YES_VERDICT,
     impossible_logprobs,
     p_yes_from_logprobs,
 )
-from longform_evals.models.identity import cache_policy
-from longform_evals.models.step_usage import JUDGE, record_step_usage
+from longform_evals.models.calls import generate
 from longform_evals.prompts import load_prompt
 
 __all__ = [
@@ -189,12 +188,7 @@ async def ask_rater(
     messages: list[ChatMessage] = [ChatMessageUser(content=prompt)]
     answers: list[str] = []
     for _ in (1, 2):
-        cache = cache_policy(model, settings.cache)
-        if settings.logprobs:
-            output = await generate_with_logprobs(model, messages, config, cache)
-        else:
-            output = await model.generate(messages, config=config, cache=cache)
-        record_step_usage(JUDGE, output)
+        output = await generate(model, messages, config, step=JUDGE, cache=settings.cache)
         answers.append(output.completion)
         broken = settings.logprobs and impossible_logprobs(output)
         verdict = None if broken else parse_verdict(output.completion)

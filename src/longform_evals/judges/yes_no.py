@@ -29,6 +29,8 @@ import unicodedata
 
 from inspect_ai.model import Logprob, ModelOutput
 
+from longform_evals.models.logprobs import has_logprobs
+
 _TOKEN = re.compile(r"[\W_]*(yes|no)[\W_]*", re.IGNORECASE)
 _CONTENT = re.compile(r"[^\W_]")
 _MAX_LOGPROB = 1e-6
@@ -94,12 +96,6 @@ def first_content_logprob(output: ModelOutput) -> Logprob | None:
     if not logprobs or not logprobs.content:
         return None
     return next((t for t in logprobs.content if is_content_token(t.token)), None)
-
-
-def has_logprobs(output: ModelOutput) -> bool:
-    """Whether the provider returned log-probabilities for the answer."""
-    logprobs = output.choices[0].logprobs if output.choices else None
-    return bool(logprobs and logprobs.content)
 
 
 def p_yes_from_logprobs(output: ModelOutput) -> float | None:

@@ -1,10 +1,11 @@
 """Tokens of every model call, tallied per step kind in the sample's store.
 
 Inspect's own ``model_usage`` sums a sample's tokens per model; a multi-step strategy spends
-them on steps of different kinds, and comparing strategies needs that split. Every call site
-of the package passes its output to :func:`record_step_usage` with its kind, and the tally
-goes to the sample's store (``inspect_ai.util.store()``) under :data:`STEP_USAGE_KEY`, so it
-is logged as ``EvalSample.store["longform_step_usage"]``, a plain dict::
+them on steps of different kinds, and comparing strategies needs that split. Every call of the
+package goes through :func:`longform_evals.models.calls.generate`, which passes its output to
+:func:`record_step_usage` with its kind, and the tally goes to the sample's store
+(``inspect_ai.util.store()``) under :data:`STEP_USAGE_KEY`, so it is logged as
+``EvalSample.store["longform_step_usage"]``, a plain dict::
 
     {kind: {"calls": n, "calls_without_usage": m, "input_tokens": ...,
             "output_tokens": ..., "input_tokens_cache_read": ...}}
@@ -12,25 +13,11 @@ is logged as ``EvalSample.store["longform_step_usage"]``, a plain dict::
 :func:`step_usage` reads it back from a logged sample. Judge calls made by scorers land in the
 same store (Inspect logs the store after scoring), under ``judge``.
 
-Step kinds (:data:`STEP_KINDS`):
-
-* ``chunk_summary``: the summary of one chunk, scene group or document on its own
-  (hierarchical merging's level 0, incremental updating's first chunk, NexusSum's
-  summarizer, the multi-document strategies' per-document summaries);
-* ``merge``: a summary of summaries (hierarchical levels above 0, multi-document merges and
-  the calibration strategy's combination);
-* ``update``: a running summary updated with the next chunk or document;
-* ``compression``: a summary shortened (incremental updating, NexusSum's compressor);
-* ``full_summary``: the whole (possibly truncated) text summarized in one call;
-* ``preprocess``: NexusSum's dialogue-to-prose rewrite;
-* ``rewrite``: NexusSum's final readability rewrite;
-* ``artifact_removal``: a summary cleaned of narration artifacts;
-* ``pagination``: ReadAgent's choice of a page break;
-* ``gist``: ReadAgent's gist of one page;
-* ``lookup``: ReadAgent's request for pages to read in full;
-* ``answer``: the answer to a reading question;
-* ``judge``: every judge call of a scorer (coherence, probes, faithfulness, MiniCheck,
-  LLM raters).
+Step kinds are an open registry: the module that defines a strategy or a judge registers the
+kinds of its calls with :func:`register_step_kind` (the summary steps in
+``solvers/common/recording.py``, the reading steps in ``solvers/reading/``, ``judge`` in
+``judges/steps.py``), and :func:`record_step_usage` refuses a kind nobody registered.
+:func:`render_step_kinds` lists them for ``docs/running.md`` (a test keeps the two equal).
 
 Every try counts as a call, retries included. Token fields follow Inspect's ``ModelUsage``
 (``input_tokens`` leaves out the cache reads where the provider reports them apart). A call
@@ -43,64 +30,71 @@ charged to the sample whose calls made it, so a sum over samples counts every ca
 from __future__ import annotations
 
 import contextvars
-from typing import Any, Final, Literal, get_args
+import re
+from typing import Any, Final, TypeAlias
 
 from inspect_ai.log import EvalSample
 from inspect_ai.model import ModelOutput
 from inspect_ai.util import Store, store
 
 __all__ = [
-    "ANSWER",
-    "ARTIFACT_REMOVAL",
-    "CHUNK_SUMMARY",
-    "COMPRESSION",
-    "FULL_SUMMARY",
-    "GIST",
-    "JUDGE",
-    "LOOKUP",
-    "MERGE",
-    "PAGINATION",
-    "PREPROCESS",
-    "REWRITE",
-    "STEP_KINDS",
     "STEP_USAGE_FIELDS",
     "STEP_USAGE_KEY",
-    "UPDATE",
     "StepKind",
+    "check_step_kind",
     "record_step_usage",
+    "register_step_kind",
+    "render_step_kinds",
+    "step_kinds",
     "step_usage",
 ]
 
-StepKind = Literal[
-    "chunk_summary",
-    "merge",
-    "update",
-    "compression",
-    "full_summary",
-    "preprocess",
-    "rewrite",
-    "artifact_removal",
-    "pagination",
-    "gist",
-    "lookup",
-    "answer",
-    "judge",
-]
-STEP_KINDS: Final[tuple[StepKind, ...]] = get_args(StepKind)
+StepKind: TypeAlias = str
+"""A registered step kind's name (:func:`register_step_kind`)."""
 
-CHUNK_SUMMARY: Final = "chunk_summary"
-MERGE: Final = "merge"
-UPDATE: Final = "update"
-COMPRESSION: Final = "compression"
-FULL_SUMMARY: Final = "full_summary"
-PREPROCESS: Final = "preprocess"
-REWRITE: Final = "rewrite"
-ARTIFACT_REMOVAL: Final = "artifact_removal"
-PAGINATION: Final = "pagination"
-GIST: Final = "gist"
-LOOKUP: Final = "lookup"
-ANSWER: Final = "answer"
-JUDGE: Final = "judge"
+_KINDS: dict[str, str] = {}
+"""Every registered kind and its description, in order of registration."""
+_NAME = re.compile(r"[a-z][a-z0-9_]*")
+
+
+def register_step_kind(name: str, description: str) -> StepKind:
+    """Register the step kind ``name`` (its calls are tallied under it) and return the name.
+
+    Registering a kind again with the same description does nothing, so a module may be
+    imported twice.
+
+    Raises:
+        ValueError: If ``name`` is not a lowercase identifier, the description is empty, or
+            ``name`` is registered with another description.
+    """
+    if not _NAME.fullmatch(name):
+        raise ValueError(f"step kind {name!r}: use lowercase letters, digits and underscores")
+    if not description.strip():
+        raise ValueError(f"step kind {name!r}: the description is empty")
+    known = _KINDS.setdefault(name, description)
+    if known != description:
+        raise ValueError(
+            f"step kind {name!r} is already registered as {known!r}, not {description!r}"
+        )
+    return name
+
+
+def step_kinds() -> dict[str, str]:
+    """Every registered kind and its description, in order of registration."""
+    return dict(_KINDS)
+
+
+def check_step_kind(kind: StepKind) -> None:
+    """Raise ValueError, naming the registered kinds, unless ``kind`` is registered."""
+    if kind not in _KINDS:
+        known = ", ".join(_KINDS) or "none"
+        raise ValueError(f"unknown step kind {kind!r}; register it first (registered: {known})")
+
+
+def render_step_kinds() -> str:
+    """The registered kinds as a Markdown list sorted by name (``docs/running.md``)."""
+    return "\n".join(f"- `{name}`: {_KINDS[name]}" for name in sorted(_KINDS))
+
 
 STEP_USAGE_KEY: Final = "longform_step_usage"
 """The store key of the tally."""
@@ -127,10 +121,9 @@ def record_step_usage(kind: StepKind, output: ModelOutput) -> None:
     makes, and the tally should not depend on what an earlier run left in the cache.
 
     Raises:
-        ValueError: If ``kind`` is not one of :data:`STEP_KINDS`.
+        ValueError: If ``kind`` is not registered (:func:`register_step_kind`).
     """
-    if kind not in STEP_KINDS:
-        raise ValueError(f"unknown step kind {kind!r}; use one of {', '.join(STEP_KINDS)}")
+    check_step_kind(kind)
     current = store()
     if current is _NO_SAMPLE_STORE:
         return

@@ -6,8 +6,9 @@ One :class:`SummaryRun` serves one sample. It calls the evaluated model with ret
 finally writes the summary to ``state.output``, the message history and
 ``state.metadata["summary"]`` (:meth:`SummaryRun.finish`). Inspect logs ``state.metadata`` as
 the sample's metadata, so the trace is in the eval log (``log.samples[i].metadata``). Each
-call's tokens also go to the sample's tally per step kind (:data:`STEP_KIND`,
-:mod:`longform_evals.models.step_usage`).
+call goes through the suite's call path (:meth:`SummaryRun.call`,
+:mod:`longform_evals.models.calls`), so its tokens go to the sample's tally per step kind
+(:data:`STEP_KIND`, the summary strategies' kinds, registered here).
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ from typing import Any, Literal, TypeAlias, TypedDict
 
 from inspect_ai.log import transcript
 from inspect_ai.model import (
-    CachePolicy,
     ChatMessageAssistant,
     GenerateConfig,
     ModelOutput,
@@ -31,9 +31,10 @@ from inspect_ai.solver import TaskState
 from inspect_ai.util import span
 
 from longform_evals.data.jsonl import max_text_chars
-from longform_evals.models.step_usage import StepKind, record_step_usage
+from longform_evals.models.calls import generate
+from longform_evals.models.step_usage import StepKind, register_step_kind
 from longform_evals.progress import BOARD, SUMMARIZER_PHASE
-from longform_evals.solvers.common.step_cache import step_cache
+from longform_evals.solvers.common.step_cache import step_key
 from longform_evals.solvers.common.summary_limits import (
     Candidate,
     choose_best,
@@ -61,16 +62,32 @@ Step: TypeAlias = Literal[
 ]
 
 STEP_KIND: dict[Step, StepKind] = {
-    "chunk": "chunk_summary",
-    "merge": "merge",
-    "update": "update",
-    "compress": "compression",
-    "artifacts": "artifact_removal",
-    "full": "full_summary",
-    "preprocess": "preprocess",
-    "rewrite": "rewrite",
+    "chunk": register_step_kind(
+        "chunk_summary",
+        "the summary of one chunk, scene group or document on its own (hierarchical "
+        "merging's level 0, incremental updating's first chunk, NexusSum's scene summaries, "
+        "the per-document summaries of multi-document strategies)",
+    ),
+    "merge": register_step_kind(
+        "merge",
+        "a summary of summaries (hierarchical merging's levels above 0, multi-document "
+        "merges, the calibration strategy's combination)",
+    ),
+    "update": register_step_kind(
+        "update", "a running summary updated with the next chunk or document"
+    ),
+    "compress": register_step_kind(
+        "compression", "a summary shortened (incremental updating, NexusSum's compressor)"
+    ),
+    "artifacts": register_step_kind("artifact_removal", "a summary cleaned of narration artifacts"),
+    "full": register_step_kind(
+        "full_summary", "the whole (possibly truncated) text summarized in one call"
+    ),
+    "preprocess": register_step_kind("preprocess", "NexusSum's dialogue-to-prose rewrite"),
+    "rewrite": register_step_kind("rewrite", "NexusSum's final readability rewrite"),
 }
-"""The kind a trace step's calls are tallied under (:mod:`longform_evals.models.step_usage`)."""
+"""The kind a trace step's calls are tallied under (:mod:`longform_evals.models.step_usage`),
+each registered with its description."""
 
 STAGES_KEY = "summary_stages"
 """Metadata key of the calls and wall seconds per stage of a strategy (:meth:`SummaryRun.stage`)."""
@@ -197,9 +214,22 @@ class SummaryRun:
         """Count tokens with the run's tokenizer."""
         return self.tokenizer.count(text)
 
-    def cache_policy(self, attempt: int = 0) -> CachePolicy | bool:
-        """The cache policy of one call of this sample (False when caching is off)."""
-        return step_cache(self.state, self.model, self.cache, attempt)
+    async def call(
+        self, prompt: str, config: GenerateConfig, step: Step, attempt: int = 0
+    ) -> ModelOutput:
+        """One call of the evaluated model through the call path: cached per sample and try
+        ``attempt``, tallied under ``step``'s kind (:data:`STEP_KIND`), counted in ``calls``
+        and on the progress board."""
+        output = await generate(
+            self.model,
+            prompt,
+            config,
+            step=STEP_KIND[step],
+            cache=step_key(self.state, self.cache, attempt),
+            progress=SUMMARIZER_PHASE,
+        )
+        self.bump("calls")
+        return output
 
     def plan(self, calls: int) -> None:
         """Announce `calls` more model calls to the progress display."""
@@ -270,14 +300,8 @@ class SummaryRun:
         for attempt in range(max(1, max_tries)):
             prompt = render(retry_word_limit(word_limit, attempt))
             temp = temperature if attempt == 0 or retry_temperature is None else retry_temperature
-            output = await self.model.generate(
-                prompt,
-                config=GenerateConfig(temperature=temp, max_tokens=max_tokens),
-                cache=self.cache_policy(attempt),
-            )
-            record_step_usage(STEP_KIND[step], output)
-            self.bump("calls")
-            BOARD.done(SUMMARIZER_PHASE)
+            config = GenerateConfig(temperature=temp, max_tokens=max_tokens)
+            output = await self.call(prompt, config, step, attempt)
             if attempt:
                 self.bump("retries")
             text = output.completion.strip()

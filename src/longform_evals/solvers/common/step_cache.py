@@ -16,11 +16,17 @@ from __future__ import annotations
 from inspect_ai.model import CachePolicy, Model
 from inspect_ai.solver import TaskState
 
-from longform_evals.models.identity import cache_policy
+from longform_evals.models.calls import CacheChoice
+
+
+def step_key(state: TaskState, enabled: bool, attempt: int = 0) -> CacheChoice:
+    """The cache choice of one call of a multi-step solver: the sample and the try in the key
+    (the call path adds the model's identity)."""
+    return CacheChoice(enabled, {"sample": str(state.sample_id), "attempt": str(attempt)})
 
 
 def step_cache(
     state: TaskState, model: Model, enabled: bool, attempt: int = 0
 ) -> CachePolicy | bool:
     """The cache policy of one call of a multi-step solver (False when caching is off)."""
-    return cache_policy(model, enabled, sample=str(state.sample_id), attempt=str(attempt))
+    return step_key(state, enabled, attempt).policy(model)

@@ -24,20 +24,22 @@ import re
 import weakref
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 import anyio
-from inspect_ai.model import CachePolicy, GenerateConfig, Model, ModelAPI
+from inspect_ai.model import GenerateConfig, Model, ModelAPI
 from inspect_ai.util import collect
 
-from longform_evals.models.identity import cache_policy
-from longform_evals.models.step_usage import GIST, PAGINATION, record_step_usage
+from longform_evals.models.calls import generate
+from longform_evals.models.step_usage import register_step_kind
 from longform_evals.prompts import load_prompt
 from longform_evals.solvers.common.summary_limits import count_words
 from longform_evals.solvers.reading.pagination import Window, page_limits, paginate
 from longform_evals.text.sentences import sentence_spans
 
 __all__ = [
+    "GIST",
+    "PAGINATION",
     "DocumentPages",
     "GistMemory",
     "MemorySettings",
@@ -52,6 +54,9 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+
+PAGINATION: Final = register_step_kind("pagination", "ReadAgent's choice of a page break")
+GIST: Final = register_step_kind("gist", "ReadAgent's gist of one page")
 
 _store: weakref.WeakKeyDictionary[ModelAPI, dict[str, Any]] = weakref.WeakKeyDictionary()
 _locks: dict[tuple[int, str], anyio.Lock] = {}
@@ -117,9 +122,6 @@ class MemorySettings:
         return page_limits(
             metadata.get("dataset"), metadata.get("doc_kind"), self.min_words, self.max_words
         )
-
-    def policy(self, model: Model) -> CachePolicy | bool:
-        return cache_policy(model, self.cache)
 
 
 @dataclass(frozen=True)
@@ -221,8 +223,7 @@ async def document_pages(
             nonlocal prompt_words
             prompt = template.render(passage=passage)
             prompt_words += words(prompt)
-            output = await model.generate(prompt, config=config, cache=settings.policy(model))
-            record_step_usage(PAGINATION, output)
+            output = await generate(model, prompt, config, step=PAGINATION, cache=settings.cache)
             return output.completion
 
         result = await paginate(document, low, high, choose)
@@ -271,8 +272,7 @@ async def document_gists(
         config = GenerateConfig(
             temperature=0.0, max_tokens=gist_token_cap(page, settings.gist_max_tokens)
         )
-        output = await model.generate(render(page), config=config, cache=settings.policy(model))
-        record_step_usage(GIST, output)
+        output = await generate(model, render(page), config, step=GIST, cache=settings.cache)
         text = _GIST_LABEL.sub("", output.completion, count=1).strip()
         cut = output.stop_reason in ("max_tokens", "model_length")
         return (drop_unfinished_sentence(text) if cut else text), cut

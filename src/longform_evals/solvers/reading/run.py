@@ -30,15 +30,16 @@ when the sample has choices, and asks for a short answer otherwise; the reply be
 from __future__ import annotations
 
 import string
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from inspect_ai.model import ChatMessage, ChatMessageUser, GenerateConfig, get_model
 from inspect_ai.solver import TaskState
 
-from longform_evals.models.step_usage import record_step_usage
+from longform_evals.models.calls import generate
+from longform_evals.models.step_usage import register_step_kind
 from longform_evals.prompts import load_prompt
 from longform_evals.solvers.common.recording import document_of
-from longform_evals.solvers.common.step_cache import step_cache
+from longform_evals.solvers.common.step_cache import step_key
 from longform_evals.solvers.reading.memory import (
     DocumentPages,
     GistMemory,
@@ -47,7 +48,20 @@ from longform_evals.solvers.reading.memory import (
     words,
 )
 
-__all__ = ["ANSWER_MAX_TOKENS", "ReadingRun", "format_options", "paged_run", "question_of"]
+__all__ = [
+    "ANSWER",
+    "ANSWER_MAX_TOKENS",
+    "LOOKUP",
+    "ReadingRun",
+    "format_options",
+    "paged_run",
+    "question_of",
+]
+
+LOOKUP: Final = register_step_kind("lookup", "ReadAgent's request for pages to read in full")
+ANSWER: Final = register_step_kind(
+    "answer", "the answer to a reading question (ReadAgent and the reading baselines)"
+)
 
 ANSWER_MAX_TOKENS = 512
 """Default token limit of an answer (the prompts ask for the answer alone; the room is for
@@ -192,12 +206,13 @@ class ReadingRun:
             {"step": step, "prompt_words": prompt_words, "words_sent": sent_words}
         )
         messages: list[ChatMessage] = [*earlier, ChatMessageUser(content=prompt)]
-        output = await self.model.generate(
+        output = await generate(
+            self.model,
             messages,
-            config=GenerateConfig(temperature=self.temperature, max_tokens=max_tokens),
-            cache=step_cache(self.state, self.model, self.cache),
+            GenerateConfig(temperature=self.temperature, max_tokens=max_tokens),
+            step=step,
+            cache=step_key(self.state, self.cache),
         )
-        record_step_usage(step, output)
         self.info["calls"][-1]["reply"] = output.completion
         self._history = [*messages, output.message]
         self._history_words = sent_words + words(output.completion)

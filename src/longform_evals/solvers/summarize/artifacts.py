@@ -15,8 +15,6 @@ from dataclasses import dataclass
 from inspect_ai.model import GenerateConfig
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from longform_evals.models.step_usage import ARTIFACT_REMOVAL, record_step_usage
-from longform_evals.progress import BOARD, SUMMARIZER_PHASE
 from longform_evals.prompts import PromptTemplate, load_prompt
 from longform_evals.solvers.common.recording import Outcome, SummaryRun
 from longform_evals.solvers.common.summary_limits import TRUNCATED_STOP_REASONS, count_words
@@ -101,14 +99,11 @@ async def clean_artifacts(
     n_tokens = run.count(summary)
     # Generous room: the model's tokenizer may count more tokens than ours.
     max_tokens = n_tokens + max(64, n_tokens // 4)
-    output = await run.model.generate(
+    output = await run.call(
         template.render(summary=summary),
-        config=GenerateConfig(temperature=temperature, max_tokens=max_tokens),
-        cache=run.cache_policy(),
+        GenerateConfig(temperature=temperature, max_tokens=max_tokens),
+        "artifacts",
     )
-    record_step_usage(ARTIFACT_REMOVAL, output)
-    run.bump("calls")
-    BOARD.done(SUMMARIZER_PHASE)
     run.bump("artifact_calls")
     cleaned = output.completion.strip()
     usable = (
