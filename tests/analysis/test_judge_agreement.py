@@ -720,3 +720,17 @@ def test_the_annotator_pairs_are_averaged() -> None:
         kappas.append(cohen_kappa_score([u.human[a] for u in units], [u.human[b] for u in units]))
     assert value(r, "kappa_annotators_mean") == pytest.approx(np.mean(kappas))
     assert r.figures["kappa_annotators_mean"].n == 3
+
+
+def test_the_cluster_draw_is_the_package_bootstrap() -> None:
+    """The judge cards draw through analysis/intervals.py: the same weights as a multinomial
+    draw of the clusters with that seed, so the cards' figures did not move."""
+    from longform_evals.analysis.intervals import cluster_weights, percentile_interval
+    from longform_evals.analysis.judge_agreement.bootstrap import draw_weights
+
+    rng = np.random.default_rng(7)
+    expected = rng.multinomial(5, np.full(5, 0.2), size=40).astype(np.float64)
+    assert np.array_equal(draw_weights(5, 40, 7), expected)
+    assert np.array_equal(cluster_weights(5, 40, 7), expected)
+    reps = np.arange(101, dtype=np.float64)
+    assert percentile_interval(reps, 0.9) == pytest.approx((5.0, 95.0))

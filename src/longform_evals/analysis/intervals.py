@@ -1,11 +1,19 @@
 """Bootstrap confidence intervals over samples, and ranks that are shared where two rows'
 scores cannot be told apart.
 
-Every interval the package reports comes from :func:`bootstrap_interval`: the leaderboard's
-per-cell means, order sensitivity and per-position faithfulness alike, so one resampling
-scheme (samples drawn with replacement, percentile interval, fixed seed) stands behind every
-number. Resampling is done by scipy (``scipy.stats.bootstrap``) over sample indices, so a
-statistic may look at a whole row per sample (all orders of one document, say).
+Every interval the package reports comes from this module: one resampling scheme (units drawn
+with replacement, percentile interval, fixed seed) stands behind every number, with two units.
+
+* Samples, :func:`bootstrap_interval`: the leaderboard's per-cell means, order sensitivity
+  and per-position faithfulness. Resampling is done by scipy (``scipy.stats.bootstrap``) over
+  sample indices, so a statistic may look at a whole row per sample (all orders of one
+  document, say).
+* Clusters, :func:`cluster_weights` and :func:`percentile_interval`: the judge cards
+  (`analysis/judge_agreement/`), whose units (the sentences of one summary) are not
+  independent, so whole summaries are drawn. A draw is a matrix of weights (how often each
+  cluster was drawn in each replicate), shared by every figure of the card, and a replicate
+  where a figure is undefined is left out of that figure's interval (scipy resamples one
+  statistic at a time and cannot skip replicates).
 """
 
 from __future__ import annotations
@@ -115,6 +123,26 @@ def bootstrap_interval(
     )
     ci = result.confidence_interval
     return Interval(value, float(ci.low), float(ci.high), n, confidence)
+
+
+def cluster_weights(n_clusters: int, resamples: int = RESAMPLES, seed: int = SEED) -> FloatArray:
+    """The cluster bootstrap's draw: weights (replicates x clusters), how often each cluster
+    is drawn in each replicate. Drawing ``n_clusters`` clusters with replacement is a
+    multinomial draw of the counts; the draw depends only on ``seed`` and the number of
+    clusters (callers index the clusters in a fixed order, such as their sorted ids)."""
+    rng = np.random.default_rng(seed)
+    probs = np.full(n_clusters, 1.0 / n_clusters)
+    return np.asarray(rng.multinomial(n_clusters, probs, size=resamples), dtype=np.float64)
+
+
+def percentile_interval(
+    replicates: FloatArray, confidence: float = CONFIDENCE
+) -> tuple[float, float]:
+    """The percentile interval of bootstrap replicates (NaN replicates are the caller's to
+    leave out), clipped to their range against rounding in the interpolation."""
+    tail = (1.0 - confidence) / 2.0
+    lo, hi = np.quantile(replicates, [tail, 1.0 - tail])
+    return float(max(lo, replicates.min())), float(min(hi, replicates.max()))
 
 
 def paired_difference(

@@ -1,5 +1,6 @@
-"""The cluster bootstrap over summaries, and the unit-level inputs reduced to per-summary
-counts once, so every replicate is a weighted sum."""
+"""The cluster bootstrap over summaries (the draw and the percentile interval are
+`analysis/intervals.py`'s, the package's one bootstrap), and the unit-level inputs reduced to
+per-summary counts once, so every replicate is a weighted sum."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from longform_evals.analysis.intervals import cluster_weights, percentile_interval
 from longform_evals.analysis.judge_agreement.records import (
     MIN_USABLE_SHARE,
     Figure,
@@ -43,13 +45,10 @@ def nan_ratio(num: FloatArray, den: FloatArray) -> FloatArray:
 
 
 def draw_weights(n_clusters: int, n_boot: int, seed: int) -> FloatArray:
-    """Weights (replicates x summaries): how often each summary is drawn in each replicate.
-
-    Drawing ``n_clusters`` summaries with replacement is a multinomial draw of the counts.
-    """
-    rng = np.random.default_rng(seed)
-    probs = np.full(n_clusters, 1.0 / n_clusters)
-    return rng.multinomial(n_clusters, probs, size=n_boot).astype(np.float64)
+    """Weights (replicates x summaries): how often each summary is drawn in each replicate
+    (the cluster draw of the package's one bootstrap, :func:`~longform_evals.analysis.
+    intervals.cluster_weights`)."""
+    return cluster_weights(n_clusters, n_boot, seed)
 
 
 def finish_figure(
@@ -73,11 +72,7 @@ def finish_figure(
                 f"(fewer than {MIN_USABLE_SHARE:.0%}): no interval"
             )
         else:
-            tail = (1.0 - confidence) / 2.0
-            lo, hi = np.quantile(usable, [tail, 1.0 - tail])
-            # Interpolation never leaves the replicates' range; clip against rounding.
-            low = float(max(lo, usable.min()))
-            high = float(min(hi, usable.max()))
+            low, high = percentile_interval(usable, confidence)
     return Figure(spec.value, low, high, spec.n, "; ".join(notes) or None, skipped)
 
 
