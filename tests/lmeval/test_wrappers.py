@@ -221,7 +221,8 @@ def test_process_results_only_declared_names() -> None:
 def test_every_wrapper_is_registered() -> None:
     from lm_eval.api.registry import get_model
 
-    assert set(WRAPPERS) == {
+    # the packaged strategies' wrappers (a test may have registered more)
+    assert set(WRAPPERS) >= {
         "longform-hierarchical",
         "longform-incremental",
         "longform-nexussum",

@@ -31,6 +31,7 @@ from longform_evals.lmeval.catalogue import STRATEGY_PARAMETERS, Family, LmEvalS
 from longform_evals.lmeval.docs import doc_args, doc_sample
 from longform_evals.lmeval.scoring import remember, run_samples
 from longform_evals.models.lmeval_inner import attach_lm
+from longform_evals.solvers.strategies import Strategy, strategies
 
 _keys = itertools.count()
 
@@ -60,11 +61,12 @@ def _inner_model(
 
 
 class StrategyLM(LM):  # type: ignore[misc]
-    """A longform strategy around an inner model (see the module docstring)."""
+    """A longform strategy around an inner model (see the module docstring). Each wrapper is
+    a subclass made by :func:`register_wrappers` from the strategies naming it in the
+    registry (`solvers/strategies.py`)."""
 
-    strategies: ClassVar[Mapping[Family, str]] = {}
-    """The strategy run for each kind of task; a kind it lacks is refused."""
     wrapper: ClassVar[str] = ""
+    """Its lm-eval model name: ``longform-<wrapper>`` of the registry's entries."""
 
     def __init__(self, inner: str | None = None, **model_args: Any) -> None:
         super().__init__()
@@ -72,18 +74,34 @@ class StrategyLM(LM):  # type: ignore[misc]
             raise LmEvalSetupError(
                 f"{self.wrapper} needs its inner model: --model_args inner=<model>"
             )
-        self.strategy_map: dict[Family, str] = dict(self.strategies)
         extra = model_args.pop("_additional_config", None) or {}
         chat_template = bool(model_args.pop("chat_template", False))
+        self.strategy_map = self._choose_strategies(model_args)
         self.strategy_args = {k: v for k, v in model_args.items() if k in STRATEGY_PARAMETERS}
         inner_args = {k: v for k, v in model_args.items() if k not in STRATEGY_PARAMETERS}
-        self.strategy_args.update(self._own_arguments(inner_args))
         self.inner_name = inner
         self.model = _inner_model(inner, inner_args, extra, chat_template)
 
-    def _own_arguments(self, args: dict[str, Any]) -> dict[str, Any]:
-        """Take this wrapper's own arguments out of ``args`` (none by default)."""
-        return {}
+    def _choose_strategies(self, model_args: dict[str, Any]) -> dict[Family, str]:
+        """The strategy run for each kind of task: the registry's entries naming this wrapper,
+        one per family (a ``wrapper_choice`` key in ``model_args`` picks among several; it is
+        taken out of them)."""
+        chosen: dict[Family, str] = {}
+        for family, entries in _served(self.wrapper).items():
+            keys = {e.wrapper_choice[0] for e in entries if e.wrapper_choice}
+            for key in sorted(keys):
+                if key in model_args:
+                    value = str(model_args.pop(key))
+                    values = [e.wrapper_choice[1] for e in entries if e.wrapper_choice]
+                    if value not in values:
+                        raise LmEvalSetupError(
+                            f"{self.wrapper}: {key} must be {' or '.join(values)}, got {value!r}"
+                        )
+                    entries = [e for e in entries if e.wrapper_choice == (key, value)]
+            chosen[family] = entries[0].name
+        if not chosen:
+            raise LmEvalSetupError(f"{self.wrapper} runs no registered strategy")
+        return chosen
 
     @classmethod
     def create_from_arg_string(
@@ -106,7 +124,8 @@ class StrategyLM(LM):  # type: ignore[misc]
         if family == "judge":
             return None
         if family not in self.strategy_map:
-            fits = [name for name, cls in WRAPPERS.items() if family in cls.strategies]
+            fits = sorted(_LM_NAME + e.wrapper for e in strategies(family) if e.wrapper is not None)
+            fits = list(dict.fromkeys(fits))
             raise LmEvalSetupError(
                 f"{self.wrapper} cannot serve longform_{task}: that task asks for "
                 f"{'summaries' if family == 'summary' else 'answers to questions'}; use "
@@ -169,57 +188,47 @@ class StrategyLM(LM):  # type: ignore[misc]
         return [value for value, _ in self.loglikelihood(requests, disable_tqdm)]
 
 
-class HierarchicalLM(StrategyLM):
-    """Hierarchical merging (BooookScore): chunk summaries merged level by level."""
-
-    wrapper = "longform-hierarchical"
-    strategies: ClassVar[Mapping[Family, str]] = {"summary": "hierarchical"}
+_LM_NAME = "longform-"
 
 
-class IncrementalLM(StrategyLM):
-    """Incremental updating (BooookScore): one summary updated chunk by chunk."""
-
-    wrapper = "longform-incremental"
-    strategies: ClassVar[Mapping[Family, str]] = {"summary": "incremental"}
-
-
-class NexusSumLM(StrategyLM):
-    """NexusSum: preprocess, summarize, compress."""
-
-    wrapper = "longform-nexussum"
-    strategies: ClassVar[Mapping[Family, str]] = {"summary": "nexus_sum"}
+def _served(wrapper: str) -> dict[Family, list[Strategy]]:
+    """The registry's entries a wrapper (its lm-eval name) runs, by family."""
+    served: dict[Family, list[Strategy]] = {}
+    for entry in strategies():
+        if entry.wrapper is not None and _LM_NAME + entry.wrapper == wrapper:
+            served.setdefault(entry.family, []).append(entry)
+    return served
 
 
-class ReadAgentLM(StrategyLM):
-    """ReadAgent: gist memory, then look up pages (``lookup=parallel`` by default, or
-    ``sequential``)."""
-
-    wrapper = "longform-readagent"
-    strategies: ClassVar[Mapping[Family, str]] = {"reading": "read_agent_p"}
-
-    def _own_arguments(self, args: dict[str, Any]) -> dict[str, Any]:
-        lookup = str(args.pop("lookup", "parallel"))
-        choices = {"parallel": "read_agent_p", "sequential": "read_agent_s"}
-        if lookup not in choices:
-            raise LmEvalSetupError(
-                f"{self.wrapper}: lookup must be parallel or sequential, got {lookup!r}"
-            )
-        self.strategy_map = {"reading": choices[lookup]}
-        return {}
+WRAPPERS: dict[str, type[StrategyLM]] = {}
+"""The wrapper LMs by their lm-eval model name (:func:`register_wrappers` fills it)."""
 
 
-class TruncateLM(StrategyLM):
-    """The truncation baselines: the document's start that fits (``words`` of it when reading;
-    the summarizer's context window when summarizing)."""
+def register_wrappers() -> dict[str, type[StrategyLM]]:
+    """Make and register with lm-eval a wrapper LM for every wrapper name in the strategy
+    registry that has none yet (a strategy registered later gets its own on the next call)."""
+    for entry in strategies():
+        if entry.wrapper is None or _LM_NAME + entry.wrapper in WRAPPERS:
+            continue
+        name = _LM_NAME + entry.wrapper
+        served = ", ".join(f"{e.name} ({e.family})" for es in _served(name).values() for e in es)
+        cls = type(
+            f"{entry.wrapper.title().replace('_', '')}LM",
+            (StrategyLM,),
+            {"wrapper": name, "__doc__": f"The strategies {served} around an inner model."},
+        )
+        register_model(name)(cls)
+        WRAPPERS[name] = cls
+    return WRAPPERS
 
-    wrapper = "longform-truncate"
-    strategies: ClassVar[Mapping[Family, str]] = {"reading": "truncate_first", "summary": "full"}
 
-
-WRAPPERS: dict[str, type[StrategyLM]] = {
-    cls.wrapper: cls for cls in (HierarchicalLM, IncrementalLM, NexusSumLM, ReadAgentLM, TruncateLM)
-}
-"""The wrapper LMs by their lm-eval model name."""
-
-for _name, _cls in WRAPPERS.items():
-    register_model(_name)(_cls)
+register_wrappers()
+HierarchicalLM = WRAPPERS["longform-hierarchical"]
+IncrementalLM = WRAPPERS["longform-incremental"]
+NexusSumLM = WRAPPERS["longform-nexussum"]
+ReadAgentLM = WRAPPERS["longform-readagent"]
+"""ReadAgent: gist memory, then look up pages (``lookup=parallel`` by default, or
+``sequential``)."""
+TruncateLM = WRAPPERS["longform-truncate"]
+"""The truncation baselines: the document's start that fits (``words`` of it when reading;
+the summarizer's context window when summarizing)."""

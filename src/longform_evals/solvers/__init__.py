@@ -17,7 +17,11 @@ Families, one subpackage each (helpers they share are in ``common/``):
   focus and order-calibration strategies against positional bias.
 
 :func:`summary_solver` builds a summarization strategy by name (:data:`SUMMARY_STRATEGIES`)
-from the shared :class:`SummarySettings`, for tasks that take ``-T strategy=...``.
+from the shared :class:`SummarySettings`, for tasks that take ``-T strategy=...``; every
+family's strategies are entries (:class:`Strategy`) of one registry, which
+:func:`register_strategy` extends and :func:`strategy_names` lists
+(``solvers/strategies.py``). Reading strategies take :class:`ReadingSettings` first, the
+multi-document ones :class:`MultidocSettings`.
 
 Each summarizer reads ``metadata["document"]`` (else the input), writes the summary to
 ``state.output`` and ``metadata["summary"]``, and logs every intermediate summary in
@@ -44,8 +48,14 @@ from longform_evals.solvers.reading.retrieval import (
     truncated,
 )
 from longform_evals.solvers.reading.strategies import READING_STRATEGIES, reading
-from longform_evals.solvers.settings import SummarySettings
-from longform_evals.solvers.strategies import SUMMARY_STRATEGIES, summary_solver
+from longform_evals.solvers.settings import MultidocSettings, ReadingSettings, SummarySettings
+from longform_evals.solvers.strategies import (
+    SUMMARY_STRATEGIES,
+    Strategy,
+    register_strategy,
+    strategy_names,
+    summary_solver,
+)
 from longform_evals.solvers.summarize.artifacts import remove_artifacts
 from longform_evals.solvers.summarize.full_context import full_context
 from longform_evals.solvers.summarize.given import given_summary
@@ -56,7 +66,10 @@ __all__ = [
     "MULTIDOC_STRATEGIES",
     "READING_STRATEGIES",
     "SUMMARY_STRATEGIES",
+    "MultidocSettings",
     "MultidocStrategy",
+    "ReadingSettings",
+    "Strategy",
     "SummarySettings",
     "bm25_pages",
     "embedding_pages",
@@ -74,7 +87,9 @@ __all__ = [
     "read_agent_parallel",
     "read_agent_sequential",
     "reading",
+    "register_strategy",
     "remove_artifacts",
+    "strategy_names",
     "summary_solver",
     "truncated",
 ]

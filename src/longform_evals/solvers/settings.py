@@ -1,4 +1,4 @@
-"""The settings every summarization strategy shares, and their defaults, in one place.
+"""The settings every strategy of a family shares, and their defaults, in one place.
 
 The solvers' signatures and the tasks' parameters take their defaults from here, so a default
 changed here changes everywhere. This module imports no solver, so every solver can import it.
@@ -18,6 +18,8 @@ __all__ = [
     "DEFAULT_TEMPERATURE",
     "NEXUS_DEFAULTS",
     "NEXUS_TEMPERATURE",
+    "MultidocSettings",
+    "ReadingSettings",
     "SummarySettings",
 ]
 
@@ -35,6 +37,13 @@ DEFAULT_TEMPERATURE = 0.5
 
 NEXUS_TEMPERATURE = 0.3
 """Sampling temperature of every NexusSum call: the paper's setting."""
+
+ANSWER_MAX_TOKENS = 512
+"""Token limit of a reading strategy's answer: the prompts ask for the answer alone; the room
+is for models that explain anyway, so their answer line is not cut off."""
+
+MULTIDOC_SUMMARY_TOKENS = 400
+"""Token limit of every multi-document summary (intermediate and final)."""
 
 
 @dataclass(frozen=True)
@@ -89,6 +98,54 @@ class SummarySettings:
 
     def _repr_params_(self) -> dict[str, Any]:
         """The fields, for the solver's parameters in the eval log (Inspect calls this)."""
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class ReadingSettings:
+    """What a task tells any reading strategy (each also takes options of its own).
+
+    Attributes:
+        temperature: Temperature of the answer (pagination and gisting use 0).
+        answer_max_tokens: Token limit of the answer.
+        prompts_dir: Folder overriding packaged ``read_agent/`` templates.
+        cache: Cache every model call (Inspect's cache, no expiry).
+    """
+
+    temperature: float = 0.0
+    answer_max_tokens: int = ANSWER_MAX_TOKENS
+    prompts_dir: str | None = None
+    cache: bool = True
+
+    def _repr_params_(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class MultidocSettings:
+    """What a task tells any multi-document strategy.
+
+    Attributes:
+        max_summary_tokens: Token limit of every summary (intermediate and final); prompts ask
+            for 0.65 times as many words.
+        context_window: Tokens the model reads and writes in one call; documents are cut to
+            fit, fairly among them.
+        temperature: Sampling temperature of every call.
+        max_tries: Tries for a summary that is empty, too long or unfinished.
+        tokenizer: Name of the tokenizer counting tokens (cl100k by default).
+        prompts_dir: Folder overriding packaged ``multidoc/`` templates.
+        cache: Cache every model call (keyed by sample, epoch and try).
+    """
+
+    max_summary_tokens: int = MULTIDOC_SUMMARY_TOKENS
+    context_window: int = DEFAULT_CONTEXT_WINDOW
+    temperature: float = DEFAULT_TEMPERATURE
+    max_tries: int = 3
+    tokenizer: str = "cl100k_base"
+    prompts_dir: str | None = None
+    cache: bool = True
+
+    def _repr_params_(self) -> dict[str, Any]:
         return asdict(self)
 
 

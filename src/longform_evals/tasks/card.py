@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from inspect_ai import Task
 
+from longform_evals.solvers.strategies import StrategyFamily, strategy_names
+
 if TYPE_CHECKING:
     from inspect_ai.dataset import Sample
 
@@ -74,8 +76,11 @@ class TaskCard:
     """The metrics its leaderboard columns show (a scorer not in a log is left out)."""
     cost: CostFunction
     """Calls and tokens of one sample, for ``longform run --dry-run``."""
-    strategies: tuple[str, ...] | None = None
-    """The names its ``strategy`` argument accepts (None: it has no such argument)."""
+    strategy_family: StrategyFamily | None = None
+    """The family of the strategy registry (`solvers/strategies.py`) its ``strategy``
+    argument names (None: it has no such argument)."""
+    strategy_subset: tuple[str, ...] | None = None
+    """The names of that family it offers, where it offers only some (None: all)."""
     judged_by: JudgedBy = "nobody"
     judged_when: Callable[[Mapping[str, Any]], bool] = always
     """Given the task's arguments, whether its judge is called at all."""
@@ -92,6 +97,16 @@ class TaskCard:
     """Whether the lm-eval adapter offers it (``longform_<name>``)."""
     snapshot: SnapshotFixture | None = None
     """What it runs on for its metric snapshot (`checks/snapshots.py`; None: no snapshot)."""
+
+    @property
+    def strategies(self) -> tuple[str, ...] | None:
+        """The names its ``strategy`` argument accepts now (a strategy registered later
+        included; None: it has no such argument)."""
+        if self.strategy_family is None:
+            return None
+        names = strategy_names(self.strategy_family)
+        subset = self.strategy_subset
+        return names if subset is None else tuple(n for n in names if n in subset)
 
     def parameters(self) -> list[str]:
         """The task function's parameter names."""

@@ -35,7 +35,7 @@ from longform_evals.scorers.limited import limited
 from longform_evals.scorers.rouge import rouge
 from longform_evals.scorers.summary_stats import summary_statistics
 from longform_evals.solvers.settings import DEFAULT_CHUNK_SIZE, DEFAULT_CONTEXT_WINDOW
-from longform_evals.solvers.strategies import SUMMARY_STRATEGIES, SummarySettings, summary_solver
+from longform_evals.solvers.strategies import SummarySettings, summary_solver
 from longform_evals.tasks import snapshot_fixtures
 from longform_evals.tasks.arguments import strict_parameters
 from longform_evals.tasks.card import Headline, TaskCard, with_coherence
@@ -222,7 +222,7 @@ def _card(name: str, factory: Callable[..., Task], snapshot: SnapshotFixture) ->
         family="summary",
         headlines=_HEADLINES,
         cost=narrative_cost,
-        strategies=SUMMARY_STRATEGIES,
+        strategy_family="summary",
         judged_by="grader",
         judged_when=with_coherence,
         snapshot=snapshot,

@@ -33,8 +33,8 @@ from longform_evals.scorers.order_metrics import (
     position_profile,
 )
 from longform_evals.scorers.unscorable import unscorable_metrics
-from longform_evals.solvers.multidoc.summary import MULTIDOC_STRATEGIES, multidoc_summary
-from longform_evals.solvers.settings import DEFAULT_CONTEXT_WINDOW
+from longform_evals.solvers.settings import DEFAULT_CONTEXT_WINDOW, MultidocSettings
+from longform_evals.solvers.strategies import strategy_entry
 from longform_evals.tasks import snapshot_fixtures
 from longform_evals.tasks.arguments import comma_list, similarity_embedder, strict_parameters
 from longform_evals.tasks.card import Headline, TaskCard
@@ -97,8 +97,10 @@ def positional_bias(
 
     Args:
         data: A JSONL file (see :func:`~longform_evals.data.multidoc.load_multidoc`).
-        strategy: Summarization strategy, one of
-            :data:`~longform_evals.solvers.multidoc.summary.MULTIDOC_STRATEGIES`.
+        strategy: A multi-document strategy of the registry
+            (:func:`~longform_evals.solvers.strategies.strategy_names` ``("multidoc")``):
+            plain, focus_top, focus_middle, focus_bottom, hierarchical_pairwise,
+            hierarchical_one_pass, incremental or calibration.
         orders: Run every input under each order (needs ``ranking`` or ``reference`` per
             input); ``False`` runs the original order only.
         order_names: Subset of original, top, middle, bottom (comma-separated or a list).
@@ -126,23 +128,21 @@ def positional_bias(
             epoch and try), so a rerun or `inspect eval-retry` of a half-finished sample
             repeats no finished step; false: no caching.
     """
-    if strategy not in MULTIDOC_STRATEGIES:
-        raise ValueError(
-            f"unknown strategy {strategy!r}; use one of {', '.join(MULTIDOC_STRATEGIES)}"
-        )
+    entry = strategy_entry("multidoc", strategy)
+    settings = MultidocSettings(
+        max_summary_tokens=max_summary_tokens,
+        context_window=context_window,
+        temperature=temperature,
+        prompts_dir=prompts_dir,
+        cache=cache,
+    )
+    # k and seed belong to the calibration strategy; the others ignore them
+    own = {"k": k, "seed": seed}
+    solver = entry.build(settings, **{n: own[n] for n in entry.option_names() if n in own})
     samples = _samples(data, growing, orders, order_names, ranking)
     return Task(
         dataset=MemoryDataset(samples, name=f"positional_bias:{Path(data).stem}"),
-        solver=multidoc_summary(
-            strategy=strategy,
-            max_summary_tokens=max_summary_tokens,
-            context_window=context_window,
-            temperature=temperature,
-            k=k,
-            seed=seed,
-            prompts_dir=prompts_dir,
-            cache=cache,
-        ),
+        solver=solver,
         scorer=faithfulness(
             doc_merge=doc_merge,
             sentence_merge=sentence_merge,
@@ -165,7 +165,7 @@ CARD = TaskCard(
         Headline("faithfulness", "max_min", "max/min", scale=100),
     ),
     cost=multidoc_cost,
-    strategies=MULTIDOC_STRATEGIES,
+    strategy_family="multidoc",
     judged_by="grader",
     calibration_kind="faithfulness",
     lm_eval=False,

@@ -29,39 +29,33 @@ from longform_evals.scorers.llm_raters import llm_raters
 from longform_evals.scorers.qa_accuracy import choice_accuracy
 from longform_evals.scorers.reading_stats import reading_stats
 from longform_evals.scorers.rouge import rouge
-from longform_evals.solvers.reading.strategies import READING_STRATEGIES, reading
+from longform_evals.solvers.reading.strategies import reading
+from longform_evals.solvers.settings import ReadingSettings
 from longform_evals.tasks import snapshot_fixtures
 from longform_evals.tasks.arguments import comma_list, strict_parameters
 from longform_evals.tasks.card import Headline, TaskCard
 from longform_evals.tasks.costs import answered_cost, rated_answer_cost
 
-_STRATEGY_PARAMETERS = (
-    "max_pages",
-    "layout",
-    "conditional",
-    "k",
-    "words",
-    "min_words",
-    "max_words",
-    "answer_max_tokens",
-    "prompts_dir",
-    "cache",
-)
-"""The task parameters every reading task passes on to its strategy."""
-
-
-def _strategy_params(task_args: dict[str, Any]) -> dict[str, Any]:
-    """The strategy parameters among a task's arguments that the user set (None = the
-    strategy's default)."""
-    return {k: task_args[k] for k in _STRATEGY_PARAMETERS if task_args[k] is not None}
+_OPTIONS = ("max_pages", "layout", "conditional", "k", "words", "min_words", "max_words")
+"""The task parameters every reading task passes on as its strategy's options (an error
+names those the strategy takes)."""
 
 
 def _task(
-    name: str, samples: list[Sample], strategy: str, params: dict[str, Any], scorers: list[Scorer]
+    name: str, samples: list[Sample], task_args: dict[str, Any], scorers: list[Scorer]
 ) -> Task:
+    """A reading task: the strategy named in ``task_args`` with the options the user set
+    (None: the strategy's default) and the shared settings."""
+    answer_max_tokens = task_args["answer_max_tokens"]
+    settings = ReadingSettings(
+        prompts_dir=task_args["prompts_dir"],
+        cache=task_args["cache"],
+        **({} if answer_max_tokens is None else {"answer_max_tokens": answer_max_tokens}),
+    )
+    options = {k: task_args[k] for k in _OPTIONS if task_args[k] is not None}
     return Task(
         dataset=MemoryDataset(samples, name=name),
-        solver=reading(strategy, offered=_STRATEGY_PARAMETERS, **params),
+        solver=reading(task_args["strategy"], settings, offered=_OPTIONS, **options),
         scorer=[*scorers, reading_stats(), limited()],
         version="1.2.0",
     )
@@ -109,8 +103,7 @@ def quality(
         samples = load_quality(data, hard_only=hard_only)
     else:
         samples = load_quality_hf(hard_only=hard_only)
-    params = _strategy_params(locals())
-    return _task("quality", samples, strategy, params, [choice_accuracy()])
+    return _task("quality", samples, locals(), [choice_accuracy()])
 
 
 @task
@@ -148,9 +141,8 @@ def narrativeqa(
         samples = load_narrativeqa(data, kind=kind)
     else:
         samples = load_narrativeqa_hf(kind=kind, summaries_only=summaries_only)
-    params = _strategy_params(locals())
     scorers = [llm_raters(rule=rater_rule), rouge()]
-    return _task("narrativeqa", samples, strategy, params, scorers)
+    return _task("narrativeqa", samples, locals(), scorers)
 
 
 @task
@@ -182,8 +174,7 @@ def qmsum(
     """
     types = comma_list(query_types) or ["general", "specific"]
     samples = load_qmsum(data, query_types=types)
-    params = _strategy_params(locals())
-    return _task("qmsum", samples, strategy, params, [llm_raters(rule=rater_rule), rouge()])
+    return _task("qmsum", samples, locals(), [llm_raters(rule=rater_rule), rouge()])
 
 
 _RATED = (
@@ -198,7 +189,7 @@ QUALITY_CARD = TaskCard(
     family="reading",
     headlines=(Headline("choice_accuracy", "correct", "accuracy", scale=100),),
     cost=answered_cost,
-    strategies=READING_STRATEGIES,
+    strategy_family="reading",
     snapshot=snapshot_fixtures.QUALITY,
 )
 
@@ -211,7 +202,7 @@ def _rated_card(name: str, factory: Callable[..., Task], **card: Any) -> TaskCar
         family="reading",
         headlines=_RATED,
         cost=rated_answer_cost,
-        strategies=READING_STRATEGIES,
+        strategy_family="reading",
         judged_by="grader",
         calibration_kind="raters",
         **card,

@@ -44,6 +44,7 @@ from longform_evals.solvers.reading.read_agent import (
     read_agent_sequential,
 )
 from longform_evals.solvers.reading.retrieval import full_text
+from longform_evals.solvers.settings import ReadingSettings
 
 FILLER = (
     "the keeper climbed the stairs of the old tower and wound the lamp while the "
@@ -300,7 +301,9 @@ def test_gists_are_computed_once_and_shared_by_the_questions_of_a_document(
     tmp_path: Path,
 ) -> None:
     doc = make_document(30)
-    solver = read_agent_parallel(max_pages=2, min_words=100, max_words=250, cache=False)
+    solver = read_agent_parallel(
+        ReadingSettings(cache=False), max_pages=2, min_words=100, max_words=250
+    )
     [one], api1 = run(tmp_path / "a", solver, [sample(doc, 0)], rules("[1]"))
     clear_reading_cache()
     # the two questions run concurrently (each call takes a moment): one computes, one waits
@@ -326,7 +329,9 @@ def test_inspect_cache_makes_a_rerun_free(tmp_path: Path) -> None:
 
 def test_cache_false_makes_every_call_again(tmp_path: Path) -> None:
     doc = make_document(30)
-    solver = read_agent_parallel(max_pages=2, min_words=100, max_words=250, cache=False)
+    solver = read_agent_parallel(
+        ReadingSettings(cache=False), max_pages=2, min_words=100, max_words=250
+    )
     _, api1 = run(tmp_path / "a", solver, [sample(doc, 0)], rules("[1]"))
     clear_reading_cache()
     _, api2 = run(tmp_path / "b", solver, [sample(doc, 0)], rules("[1]"))

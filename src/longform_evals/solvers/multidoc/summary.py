@@ -48,9 +48,9 @@ from longform_evals.prompts import PromptTemplate, load_prompt
 from longform_evals.solvers.common.recording import Outcome, Step, SummaryRun
 from longform_evals.solvers.common.summary_limits import SAFETY_TOKENS, word_limit
 from longform_evals.solvers.common.truncation import fit_documents
-from longform_evals.solvers.settings import DEFAULT_CONTEXT_WINDOW, DEFAULT_TEMPERATURE
+from longform_evals.solvers.settings import MultidocSettings
 from longform_evals.solvers.summarize.merge_packing import join_summaries
-from longform_evals.text import TokenizerLike, get_tokenizer, join_documents
+from longform_evals.text import get_tokenizer, join_documents
 
 __all__ = [
     "MULTIDOC_STRATEGIES",
@@ -123,17 +123,7 @@ class _Multidoc:
     seed: int
 
 
-def _multidoc_setup(
-    strategy: str,
-    max_summary_tokens: int,
-    context_window: int,
-    temperature: float,
-    max_tries: int,
-    k: int,
-    seed: int,
-    tokenizer: TokenizerLike,
-    prompts_dir: str | None,
-) -> _Multidoc:
+def _multidoc_setup(strategy: str, settings: MultidocSettings, k: int, seed: int) -> _Multidoc:
     """Check the arguments of :func:`multidoc_summary` and load its prompts."""
     if strategy not in MULTIDOC_STRATEGIES:
         raise ValueError(
@@ -141,6 +131,7 @@ def _multidoc_setup(
         )
     if k < 1:
         raise ValueError(f"k must be >= 1, got {k}")
+    prompts_dir, max_summary_tokens = settings.prompts_dir, settings.max_summary_tokens
     full = load_prompt("multidoc", "full", prompts_dir)
     focus = ""
     if strategy.startswith("focus_"):
@@ -150,8 +141,8 @@ def _multidoc_setup(
     update_prompt = load_prompt("multidoc", "update", prompts_dir)
     combine_prompt = load_prompt("multidoc", "combine", prompts_dir)
     limit = word_limit(max_summary_tokens)
-    count = get_tokenizer(tokenizer).count
-    room = context_window - max_summary_tokens - SAFETY_TOKENS
+    count = get_tokenizer(settings.tokenizer).count
+    room = settings.context_window - max_summary_tokens - SAFETY_TOKENS
     overheads = {
         "full": count(full.render(n_docs=99, documents="", focus=focus, word_limit=limit)),
         "document": count(document_prompt.render(text="", word_limit=limit)),
@@ -159,8 +150,8 @@ def _multidoc_setup(
     }
     if room - max(overheads.values()) <= 0:
         raise ValueError(
-            f"context_window={context_window} leaves no room for documents after the prompt "
-            f"({max(overheads.values())} tokens) and max_summary_tokens={max_summary_tokens}"
+            f"context_window={settings.context_window} leaves no room for documents after the "
+            f"prompt ({max(overheads.values())} tokens) and max_summary_tokens={max_summary_tokens}"
         )
     return _Multidoc(
         strategy=strategy,
@@ -175,8 +166,8 @@ def _multidoc_setup(
         room=room,
         overheads=overheads,
         max_summary_tokens=max_summary_tokens,
-        temperature=temperature,
-        max_tries=max_tries,
+        temperature=settings.temperature,
+        max_tries=settings.max_tries,
         k=k,
         seed=seed,
     )
@@ -336,34 +327,19 @@ async def _summarize(calls: _Calls, documents: list[str], sample_id: int | str) 
 
 @solver
 def multidoc_summary(
-    strategy: str = "plain",
-    max_summary_tokens: int = 400,
-    context_window: int = DEFAULT_CONTEXT_WINDOW,
-    temperature: float = DEFAULT_TEMPERATURE,
-    max_tries: int = 3,
-    k: int = 3,
-    seed: int = 0,
-    tokenizer: TokenizerLike = "cl100k_base",
-    prompts_dir: str | None = None,
-    cache: bool = True,
+    strategy: str = "plain", settings: MultidocSettings | None = None, k: int = 3, seed: int = 0
 ) -> Solver:
     """Summarize a sample's documents with one of the §5 strategies.
 
     Args:
         strategy: One of :data:`MULTIDOC_STRATEGIES` (see the module docstring).
-        max_summary_tokens: Token limit of every summary (intermediate and final); prompts
-            ask for 0.65 times as many words.
-        context_window: Tokens the model can read and write in one call; documents are cut
-            to fit (see the module docstring).
-        temperature: Sampling temperature of every call.
-        max_tries: Tries for a summary that is empty, too long or unfinished.
+        settings: Summary length, context window (documents are cut to fit: see the module
+            docstring), temperature, tries, tokenizer, templates and caching (keyed by
+            sample, epoch and try, so a rerun or ``inspect eval-retry`` repeats no finished
+            step).
         k: Calibration only: number of document orders summarized before combining.
         seed: Calibration only: seed of the permutations (mixed with the sample id, so
             each sample gets its own, reproducible orders).
-        tokenizer: Counts tokens in the trace.
-        prompts_dir: Optional folder overriding ``multidoc/`` templates.
-        cache: Cache every model call (Inspect's cache, keyed by sample, epoch and try), so
-            a rerun or ``inspect eval-retry`` repeats no finished step; False: no caching.
 
     Returns:
         A solver that puts the summary in ``state.output`` and ``metadata["summary"]``.
@@ -372,22 +348,17 @@ def multidoc_summary(
         ValueError: On an unknown strategy, ``k < 1``, or a window too small for the prompt
             and the summary.
     """
-    setup = _multidoc_setup(
-        strategy,
-        max_summary_tokens,
-        context_window,
-        temperature,
-        max_tries,
-        k,
-        seed,
-        tokenizer,
-        prompts_dir,
-    )
+    chosen = settings or MultidocSettings()
+    setup = _multidoc_setup(strategy, chosen, k, seed)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         documents = sample_documents(state.metadata, state.sample_id, default=state.input_text)
         run = SummaryRun(
-            state, f"multidoc_{strategy}", tokenizer, ("documents", "truncated_tokens"), cache
+            state,
+            f"multidoc_{strategy}",
+            chosen.tokenizer,
+            ("documents", "truncated_tokens"),
+            chosen.cache,
         )
         run.stats["documents"] = len(documents)
         info: dict[str, Any] = {"strategy": strategy, "n_docs": len(documents)}

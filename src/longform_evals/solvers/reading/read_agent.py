@@ -23,8 +23,8 @@ the metadata and cost accounting.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, fields
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
 from inspect_ai.solver import Generate, Solver, TaskState, solver
@@ -43,7 +43,8 @@ from longform_evals.solvers.reading.memory import (
     document_gists,
     words,
 )
-from longform_evals.solvers.reading.run import ANSWER_MAX_TOKENS, ReadingRun, paged_run
+from longform_evals.solvers.reading.run import ReadingRun, paged_run
+from longform_evals.solvers.settings import ReadingSettings
 
 __all__ = ["gist_memory", "read_agent_parallel", "read_agent_sequential"]
 
@@ -83,24 +84,21 @@ class _Reader:
 
     strategy: str
     memory: MemorySettings
-    temperature: float
-    answer_max_tokens: int
+    answer: ReadingSettings
 
     @classmethod
-    def of(cls, strategy: str, args: Mapping[str, Any]) -> _Reader:
-        """The reader of a solver's arguments (its ``locals()``); every template is loaded
-        now, so a bad ``prompts_dir`` fails before any sample runs."""
-        names = {f.name for f in fields(MemorySettings)}
-        memory = MemorySettings(**{k: v for k, v in args.items() if k in names})
+    def of(cls, strategy: str, settings: ReadingSettings | None, **memory: Any) -> _Reader:
+        """The reader of ``settings`` and its memory options; every template is loaded now,
+        so a bad ``prompts_dir`` fails before any sample runs."""
+        answer = settings or ReadingSettings()
+        made = MemorySettings(**memory, cache=answer.cache, prompts_dir=answer.prompts_dir)
         for name in _TEMPLATES:
-            load_prompt("read_agent", name, memory.prompts_dir)
-        return cls(strategy, memory, args["temperature"], args["answer_max_tokens"])
+            load_prompt("read_agent", name, made.prompts_dir)
+        return cls(strategy, made, answer)
 
     async def start(self, state: TaskState) -> tuple[ReadingRun, DocumentPages, GistMemory]:
         """The question's run, with the document's pages and gists (made or reused) charged."""
-        run, pages = await paged_run(
-            state, self.strategy, self.memory, self.temperature, self.answer_max_tokens
-        )
+        run, pages = await paged_run(state, self.strategy, self.memory, self.answer)
         gists = await document_gists(run.model, pages, run.question, self.memory)
         run.use_gists(gists, self.memory.conditional)
         return run, pages, gists
@@ -108,29 +106,31 @@ class _Reader:
 
 @solver
 def gist_memory(
+    settings: ReadingSettings | None = None,
     min_words: int | None = None,
     max_words: int | None = None,
     conditional: bool = False,
-    temperature: float = 0.0,
-    answer_max_tokens: int = ANSWER_MAX_TOKENS,
     gist_max_tokens: int = 1024,
-    cache: bool = True,
-    prompts_dir: str | None = None,
 ) -> Solver:
     """Answer from the gist memory only (GistMem).
 
     Args:
+        settings: The answer's temperature (pagination and gisting use 0) and length, the
+            templates, and caching of every call (pagination, gists, look-ups, answer).
         min_words: Page minimum in words; None: the dataset's default
             (:data:`~longform_evals.solvers.reading.pagination.PAGE_LIMITS`).
         max_words: Page maximum in words; None: the dataset's default.
         conditional: Show the question while gisting (gists per question).
-        temperature: Temperature of the answer (pagination and gisting use 0).
-        answer_max_tokens: Token limit of the answer.
         gist_max_tokens: Token limit of each gist.
-        cache: Cache every call with Inspect (no expiry): pagination, gists, look-ups, answer.
-        prompts_dir: Optional folder overriding ``read_agent/`` templates.
     """
-    reader = _Reader.of("gist_memory", locals())
+    reader = _Reader.of(
+        "gist_memory",
+        settings,
+        min_words=min_words,
+        max_words=max_words,
+        conditional=conditional,
+        gist_max_tokens=gist_max_tokens,
+    )
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         run, pages, gists = await reader.start(state)
@@ -207,17 +207,14 @@ def _read_agent(
     signature."""
 
     def factory(
+        settings: ReadingSettings | None = None,
         max_pages: int = default_pages,
         layout: AnswerLayout = layouts[0],
         min_words: int | None = None,
         max_words: int | None = None,
         conditional: bool = False,
-        temperature: float = 0.0,
         lookup_max_tokens: int = LOOKUP_MAX_TOKENS,
-        answer_max_tokens: int = ANSWER_MAX_TOKENS,
         gist_max_tokens: int = 1024,
-        cache: bool = True,
-        prompts_dir: str | None = None,
     ) -> Solver:
         if max_pages < 1:
             raise ValueError(f"max_pages must be >= 1, got {max_pages}")
@@ -228,8 +225,16 @@ def _read_agent(
                 + ("not supported by this reader" if known else "unknown")
                 + f"; use one of {', '.join(map(repr, layouts))}"
             )
-        reader = _Reader.of(strategy, locals())
+        reader = _Reader.of(
+            strategy,
+            settings,
+            min_words=min_words,
+            max_words=max_words,
+            conditional=conditional,
+            gist_max_tokens=gist_max_tokens,
+        )
         kind = name.removeprefix("read_agent_")
+        prompts_dir = reader.memory.prompts_dir
         template = load_prompt("read_agent", f"lookup_{kind}", prompts_dir)
         lookup = _Lookup(template, max_pages, lookup_max_tokens)
         no_pages = load_prompt("read_agent", "no_pages", prompts_dir).render().strip()

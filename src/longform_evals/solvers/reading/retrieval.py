@@ -24,7 +24,8 @@ from longform_evals.solvers.reading.memory import (
     MemorySettings,
     memoized,
 )
-from longform_evals.solvers.reading.run import ANSWER_MAX_TOKENS, ReadingRun, paged_run
+from longform_evals.solvers.reading.run import ReadingRun, paged_run
+from longform_evals.solvers.settings import ReadingSettings
 
 __all__ = ["bm25_pages", "embedding_pages", "full_text", "keep_words", "truncated"]
 
@@ -54,37 +55,28 @@ async def _answer_from(run: ReadingRun, pages: DocumentPages, chosen: list[int])
     return await run.answer(_shown(pages, chosen), sum(pages.page_words[i] for i in chosen))
 
 
-def _run(
-    state: TaskState, strategy: str, temperature: float, tokens: int, pd: str | None, cache: bool
-) -> ReadingRun:
+def _run(state: TaskState, strategy: str, settings: ReadingSettings) -> ReadingRun:
     return ReadingRun(
         state,
         strategy,
-        temperature=temperature,
-        answer_max_tokens=tokens,
-        prompts_dir=pd,
-        cache=cache,
+        temperature=settings.temperature,
+        answer_max_tokens=settings.answer_max_tokens,
+        prompts_dir=settings.prompts_dir,
+        cache=settings.cache,
     )
 
 
 @solver
-def full_text(
-    temperature: float = 0.0,
-    answer_max_tokens: int = ANSWER_MAX_TOKENS,
-    prompts_dir: str | None = None,
-    cache: bool = True,
-) -> Solver:
+def full_text(settings: ReadingSettings | None = None) -> Solver:
     """Answer from the whole document (no truncation: use it where the document fits).
 
     Args:
-        temperature: Temperature of the answer.
-        answer_max_tokens: Token limit of the answer.
-        prompts_dir: Optional folder overriding ``read_agent/`` templates.
-        cache: Cache the answer call with Inspect (no expiry).
+        settings: The answer's temperature, length, templates and caching.
     """
+    settings = settings or ReadingSettings()
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        run = _run(state, "full", temperature, answer_max_tokens, prompts_dir, cache)
+        run = _run(state, "full", settings)
         return await run.answer(run.document, run.doc_words)
 
     return solve
@@ -92,12 +84,7 @@ def full_text(
 
 @solver
 def truncated(
-    words: int = 6000,
-    keep: str = "first",
-    temperature: float = 0.0,
-    answer_max_tokens: int = ANSWER_MAX_TOKENS,
-    prompts_dir: str | None = None,
-    cache: bool = True,
+    settings: ReadingSettings | None = None, words: int = 6000, keep: str = "first"
 ) -> Solver:
     """Answer from the first (``keep="first"``) or last ``words`` words of the document
     (6,000 words: the paper's QMSum baseline for an 8K-token model).
@@ -111,9 +98,10 @@ def truncated(
         raise ValueError(f"keep must be 'first' or 'last', got {keep!r}")
     side: Literal["first", "last"] = "first" if keep == "first" else "last"
     n_words = words
+    chosen = settings or ReadingSettings()
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        run = _run(state, f"truncate_{side}", temperature, answer_max_tokens, prompts_dir, cache)
+        run = _run(state, f"truncate_{side}", chosen)
         text = keep_words(run.document, n_words, side)
         run.info["truncated_words"] = max(0, run.doc_words - n_words)
         return await run.answer(text, min(n_words, run.doc_words))
@@ -122,27 +110,27 @@ def truncated(
 
 
 def _page_settings(
-    k: int, min_words: int | None, max_words: int | None, cache: bool, prompts_dir: str | None
+    k: int, min_words: int | None, max_words: int | None, settings: ReadingSettings
 ) -> MemorySettings:
     """Pagination settings of a retriever of ``k`` pages (raises ValueError on ``k < 1``)."""
     if k < 1:
         raise ValueError(f"k must be >= 1, got {k}")
     return MemorySettings(
-        min_words=min_words, max_words=max_words, cache=cache, prompts_dir=prompts_dir
+        min_words=min_words,
+        max_words=max_words,
+        cache=settings.cache,
+        prompts_dir=settings.prompts_dir,
     )
 
 
 @solver
 def bm25_pages(
+    settings: ReadingSettings | None = None,
     k: int = 3,
     min_words: int | None = None,
     max_words: int | None = None,
     k1: float = 1.5,
     b: float = 0.75,
-    temperature: float = 0.0,
-    answer_max_tokens: int = ANSWER_MAX_TOKENS,
-    cache: bool = True,
-    prompts_dir: str | None = None,
 ) -> Solver:
     """Answer from the ``k`` pages that BM25 ranks best for the question.
 
@@ -152,13 +140,13 @@ def bm25_pages(
         max_words: Page maximum (None: the dataset's default).
         k1: BM25 term-frequency saturation.
         b: BM25 length normalisation.
-        cache: Cache pagination and answer calls with Inspect.
-        (others as in :func:`full_text`)
+        (settings as in :func:`full_text`; its cache covers pagination too)
     """
-    settings = _page_settings(k, min_words, max_words, cache, prompts_dir)
+    answer = settings or ReadingSettings()
+    paging = _page_settings(k, min_words, max_words, answer)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        run, pages = await paged_run(state, "bm25", settings, temperature, answer_max_tokens)
+        run, pages = await paged_run(state, "bm25", paging, answer)
         chosen = sorted(BM25(pages.pages, k1=k1, b=b).top(run.question, k))
         return await _answer_from(run, pages, chosen)
 
@@ -173,14 +161,11 @@ def _embed_sync(name: str, texts: list[str]) -> list[list[float]]:
 
 @solver
 def embedding_pages(
+    settings: ReadingSettings | None = None,
     k: int = 3,
     min_words: int | None = None,
     max_words: int | None = None,
     embedder: str = DEFAULT_EMBEDDER,
-    temperature: float = 0.0,
-    answer_max_tokens: int = ANSWER_MAX_TOKENS,
-    cache: bool = True,
-    prompts_dir: str | None = None,
 ) -> Solver:
     """Answer from the ``k`` pages whose embeddings are most similar (cosine) to the question's.
 
@@ -195,10 +180,11 @@ def embedding_pages(
             packaged all-MiniLM-L6-v2 by default; needs the ``embed`` extra).
         (others as in :func:`bm25_pages`)
     """
-    settings = _page_settings(k, min_words, max_words, cache, prompts_dir)
+    answer = settings or ReadingSettings()
+    paging = _page_settings(k, min_words, max_words, answer)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        run, pages = await paged_run(state, "embedding", settings, temperature, answer_max_tokens)
+        run, pages = await paged_run(state, "embedding", paging, answer)
 
         async def page_vectors() -> list[list[float]]:
             return await anyio.to_thread.run_sync(_embed_sync, embedder, pages.pages)

@@ -47,6 +47,7 @@ from longform_evals.solvers.reading.memory import (
     document_pages,
     words,
 )
+from longform_evals.solvers.settings import ANSWER_MAX_TOKENS, ReadingSettings
 
 __all__ = [
     "ANSWER",
@@ -62,10 +63,6 @@ LOOKUP: Final = register_step_kind("lookup", "ReadAgent's request for pages to r
 ANSWER: Final = register_step_kind(
     "answer", "the answer to a reading question (ReadAgent and the reading baselines)"
 )
-
-ANSWER_MAX_TOKENS = 512
-"""Default token limit of an answer (the prompts ask for the answer alone; the room is for
-models that explain anyway, so their answer line is not cut off)."""
 
 
 def question_of(state: TaskState) -> str:
@@ -256,18 +253,14 @@ class ReadingRun:
 
 
 async def paged_run(
-    state: TaskState,
-    strategy: str,
-    settings: MemorySettings,
-    temperature: float,
-    answer_max_tokens: int,
+    state: TaskState, strategy: str, settings: MemorySettings, answer: ReadingSettings
 ) -> tuple[ReadingRun, DocumentPages]:
     """The question's run, with the document's pages (made or reused) charged to it."""
     run = ReadingRun(
         state,
         strategy,
-        temperature=temperature,
-        answer_max_tokens=answer_max_tokens,
+        temperature=answer.temperature,
+        answer_max_tokens=answer.answer_max_tokens,
         prompts_dir=settings.prompts_dir,
         cache=settings.cache,
     )
