@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
 from longform_evals.analysis.judge_agreement.bootstrap import Spec, nan_ratio
-from longform_evals.analysis.judge_agreement.records import FloatArray, Replicates
+from longform_evals.analysis.judge_agreement.records import FloatArray, IntArray, Replicates
 
 # Kendall's tau over more points than this is resampled one replicate at a time with scipy,
 # instead of through dense point-by-point sign matrices (their memory grows with the square).
@@ -71,24 +72,37 @@ def summary_level_specs(
     cluster = np.array([r[0] for r in rows], dtype=np.intp)
     human = np.array([r[3] for r in rows], dtype=np.float64)
     judge = np.array([r[4] for r in rows], dtype=np.float64)
-    specs: list[Spec] = []
+    specs = [
+        _over_summaries_spec(human, judge, cluster),
+        _within_groups_spec([r[2] for r in rows], human, judge, cluster),
+    ]
+    means = _SystemMeans.of([r[1] for r in rows], human, judge, cluster)
+    systems = means.mean_specs()
+    tau_spec, same_order = means.tau_spec()
+    specs.append(tau_spec)
+    return specs, systems, same_order
 
+
+def _over_summaries_spec(human: FloatArray, judge: FloatArray, cluster: IntArray) -> Spec:
+    """Kendall's tau over every scored summary."""
     value, note = tau_b(human, judge)
-    specs.append(
-        Spec(
-            "kendall_tau_summaries",
-            value,
-            len(rows),
-            note,
-            None if note else (lambda w: weighted_tau_b(human, judge, w[:, cluster])),
-        )
+    return Spec(
+        "kendall_tau_summaries",
+        value,
+        len(human),
+        note,
+        None if note else (lambda w: weighted_tau_b(human, judge, w[:, cluster])),
     )
 
-    # Within groups: the mean over the groups where tau is defined (in the data, then in
-    # each replicate: a group drawn once or with equal scores drops out of that replicate).
+
+def _within_groups_spec(
+    group_of: Sequence[str], human: FloatArray, judge: FloatArray, cluster: IntArray
+) -> Spec:
+    """The mean of the groups' taus over the groups where tau is defined (in the data, then in
+    each replicate: a group drawn once or with equal scores drops out of that replicate)."""
     group_index: dict[str, list[int]] = {}
-    for i, r in enumerate(rows):
-        group_index.setdefault(r[2], []).append(i)
+    for i, group in enumerate(group_of):
+        group_index.setdefault(group, []).append(i)
     groups = [np.array(group_index[g], dtype=np.intp) for g in sorted(group_index)]
     taus = [tau_b(human[g], judge[g])[0] for g in groups]
     defined = [t for t in taus if not math.isnan(t)]
@@ -106,78 +120,102 @@ def summary_level_specs(
         usable = ~np.isnan(per_group)
         return nan_ratio(np.where(usable, per_group, 0.0).sum(axis=1), usable.sum(axis=1))
 
-    specs.append(
-        Spec(
-            "kendall_tau_within_groups",
-            group_value,
-            len(defined),
-            group_note,
-            None if group_note else group_reps,
-        )
+    return Spec(
+        "kendall_tau_within_groups",
+        group_value,
+        len(defined),
+        group_note,
+        None if group_note else group_reps,
     )
 
-    # Systems: each system's mean over its scored summaries, then tau over the systems.
-    names = sorted({r[1] for r in rows if r[1] is not None})
-    member = np.array([[r[1] == name for name in names] for r in rows], dtype=np.float64).reshape(
-        len(rows), len(names)
-    )
-    n_per = member.sum(axis=0)
-    mean_h = member.T @ human / np.maximum(n_per, 1)
-    mean_j = member.T @ judge / np.maximum(n_per, 1)
 
-    def means_reps(w: FloatArray, scores: FloatArray) -> FloatArray:
+@dataclass(frozen=True)
+class _SystemMeans:
+    """Each system's mean over its scored summaries, by people and by the judge."""
+
+    names: list[str]
+    member: FloatArray
+    """Summary by system: 1 where the summary is the system's."""
+    cluster: IntArray
+    human: FloatArray
+    judge: FloatArray
+    n_per: FloatArray
+    mean_h: FloatArray
+    mean_j: FloatArray
+
+    @classmethod
+    def of(
+        cls,
+        system_of: Sequence[str | None],
+        human: FloatArray,
+        judge: FloatArray,
+        cluster: IntArray,
+    ) -> _SystemMeans:
+        names = sorted({s for s in system_of if s is not None})
+        member = np.array(
+            [[s == name for name in names] for s in system_of], dtype=np.float64
+        ).reshape(len(system_of), len(names))
+        n_per = member.sum(axis=0)
+        mean_h = member.T @ human / np.maximum(n_per, 1)
+        mean_j = member.T @ judge / np.maximum(n_per, 1)
+        return cls(names, member, cluster, human, judge, n_per, mean_h, mean_j)
+
+    def means_reps(self, w: FloatArray, scores: FloatArray) -> FloatArray:
         """Each system's weighted mean score per replicate; NaN for a system not drawn."""
-        wr = w[:, cluster]
-        return nan_ratio(wr @ (member * scores[:, None]), wr @ member)
+        wr = w[:, self.cluster]
+        return nan_ratio(wr @ (self.member * scores[:, None]), wr @ self.member)
 
-    def one_system(k: int, scores: FloatArray) -> Replicates:
+    def one_system(self, k: int, scores: FloatArray) -> Replicates:
         def reps(w: FloatArray) -> FloatArray:
-            return means_reps(w, scores)[:, k]
+            return self.means_reps(w, scores)[:, k]
 
         return reps
 
-    systems: dict[str, tuple[Spec, Spec]] = {}
-    for k, name in enumerate(names):
-        n_k = int(n_per[k])
-        systems[name] = (
-            Spec(name, float(mean_h[k]), n_k, None, one_system(k, human)),
-            Spec(name, float(mean_j[k]), n_k, None, one_system(k, judge)),
-        )
+    def mean_specs(self) -> dict[str, tuple[Spec, Spec]]:
+        """Per system: its people's mean and its judge's mean."""
+        systems: dict[str, tuple[Spec, Spec]] = {}
+        for k, name in enumerate(self.names):
+            n_k = int(self.n_per[k])
+            systems[name] = (
+                Spec(name, float(self.mean_h[k]), n_k, None, self.one_system(k, self.human)),
+                Spec(name, float(self.mean_j[k]), n_k, None, self.one_system(k, self.judge)),
+            )
+        return systems
 
-    same_order: bool | None = None
-    if len(names) < 2:
-        specs.append(
-            Spec("kendall_tau_systems", math.nan, len(names), "fewer than two systems", None)
+    def tau_spec(self) -> tuple[Spec, bool | None]:
+        """Kendall's tau over the systems' means, and whether the judge orders the systems as
+        people do (None where that is not measurable)."""
+        names, mean_h, mean_j = self.names, self.mean_h, self.mean_j
+        if len(names) < 2:
+            return (
+                Spec("kendall_tau_systems", math.nan, len(names), "fewer than two systems", None),
+                None,
+            )
+        sign_h = np.sign(mean_h[:, None] - mean_h[None, :])
+        sign_j = np.sign(mean_j[:, None] - mean_j[None, :])
+        value, note = tau_b(mean_h, mean_j, "systems", "system means")
+        # "orders the systems as people do" only where the order is measurable: with every
+        # system tied on one side there is no order to share (and Kendall's tau is undefined).
+        same_order = None if math.isnan(value) else bool(np.array_equal(sign_h, sign_j))
+        if len(names) == 2 and note is None:
+            note = "two systems: tau is +1 (same order) or -1"
+        spec = Spec(
+            "kendall_tau_systems",
+            value,
+            len(names),
+            note,
+            None if math.isnan(value) else self.system_reps,
         )
-        return specs, systems, same_order
-    sign_h = np.sign(mean_h[:, None] - mean_h[None, :])
-    sign_j = np.sign(mean_j[:, None] - mean_j[None, :])
-    value, note = tau_b(mean_h, mean_j, "systems", "system means")
-    # "orders the systems as people do" only where the order is measurable: with every system
-    # tied on one side there is no order to share (and Kendall's tau is undefined).
-    same_order = None if math.isnan(value) else bool(np.array_equal(sign_h, sign_j))
+        return spec, same_order
 
-    def system_reps(w: FloatArray) -> FloatArray:
-        mh, mj = means_reps(w, human), means_reps(w, judge)
+    def system_reps(self, w: FloatArray) -> FloatArray:
+        mh, mj = self.means_reps(w, self.human), self.means_reps(w, self.judge)
         sh = np.sign(mh[:, :, None] - mh[:, None, :])
         sj = np.sign(mj[:, :, None] - mj[:, None, :])
-        k = len(names)
+        k = len(self.names)
         pairs = k * (k - 1) / 2
         score = (sh * sj).sum(axis=(1, 2)) / 2
         tied_h = ((sh == 0).sum(axis=(1, 2)) - k) / 2
         tied_j = ((sj == 0).sum(axis=(1, 2)) - k) / 2
         # A system not drawn has NaN means, so its signs (and the replicate) are NaN.
         return nan_ratio(score, np.sqrt((pairs - tied_h) * (pairs - tied_j)))
-
-    if len(names) == 2 and note is None:
-        note = "two systems: tau is +1 (same order) or -1"
-    specs.append(
-        Spec(
-            "kendall_tau_systems",
-            value,
-            len(names),
-            note,
-            None if math.isnan(value) else system_reps,
-        )
-    )
-    return specs, systems, same_order

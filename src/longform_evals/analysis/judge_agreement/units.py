@@ -4,7 +4,7 @@ Krippendorff's alpha, each as a bootstrap spec."""
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import combinations
 
 import numpy as np
@@ -30,6 +30,43 @@ BLOCK_CELLS = 4_000_000
 # --- confusion-count figures ---------------------------------------------------------------
 
 
+Confusion = Callable[[FloatArray, FloatArray, FloatArray, FloatArray], FloatArray]
+"""A confusion figure of each replicate from its weighted counts (tp, fp, fn, tn)."""
+
+
+def _balanced_accuracy_reps(
+    a: FloatArray, b: FloatArray, c: FloatArray, d: FloatArray
+) -> FloatArray:
+    pos, neg = a + c, b + d
+    rec_pos, rec_neg = nan_ratio(a, pos), nan_ratio(d, neg)
+    both = (rec_pos + rec_neg) / 2
+    # One class drawn: the recall of that class (the convention of balanced_accuracy).
+    return np.where(pos == 0, rec_neg, np.where(neg == 0, rec_pos, both))
+
+
+# The confusion figures, in the order of the card, each with its replicate formula.
+CONFUSION_FIGURES: dict[str, Confusion] = {
+    "precision": lambda a, b, c, d: nan_ratio(a, a + b),
+    "recall": lambda a, b, c, d: nan_ratio(a, a + c),
+    "f1": lambda a, b, c, d: nan_ratio(2 * a, 2 * a + b + c),
+    "balanced_accuracy": _balanced_accuracy_reps,
+    "judge_flag_rate": lambda a, b, c, d: nan_ratio(a + b, a + b + c + d),
+    "human_flag_rate": lambda a, b, c, d: nan_ratio(a + c, a + b + c + d),
+    # (judge flags - human flags) / n
+    "flag_rate_difference": lambda a, b, c, d: nan_ratio(b - c, a + b + c + d),
+}
+
+
+def _confusion_reps(counts: FloatArray, figure: Confusion) -> Replicates:
+    """The replicates of ``figure`` from the per-cluster counts (clusters x tp, fp, fn, tn)."""
+
+    def reps(w: FloatArray) -> FloatArray:
+        t = w @ counts
+        return figure(t[:, 0], t[:, 1], t[:, 2], t[:, 3])
+
+    return reps
+
+
 def confusion_specs(u: UnitArrays, used: BoolArray, n_clusters: int) -> list[Spec]:
     ref = u.reference[used].astype(bool)
     flag = u.judge[used].astype(bool)
@@ -42,57 +79,23 @@ def confusion_specs(u: UnitArrays, used: BoolArray, n_clusters: int) -> list[Spe
         ~flag & ref,  # fn
         ~flag & ~ref,  # tn
     )
-    tp, fp, fn, tn = (int(x) for x in counts.sum(axis=0))
-
-    def totals(w: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
-        t = w @ counts
-        return t[:, 0], t[:, 1], t[:, 2], t[:, 3]
-
-    def precision_reps(w: FloatArray) -> FloatArray:
-        a, b, _, _ = totals(w)
-        return nan_ratio(a, a + b)
-
-    def recall_reps(w: FloatArray) -> FloatArray:
-        a, _, c, _ = totals(w)
-        return nan_ratio(a, a + c)
-
-    def f1_reps(w: FloatArray) -> FloatArray:
-        a, b, c, _ = totals(w)
-        return nan_ratio(2 * a, 2 * a + b + c)
-
-    def bacc_reps(w: FloatArray) -> FloatArray:
-        a, b, c, d = totals(w)
-        pos, neg = a + c, b + d
-        rec_pos, rec_neg = nan_ratio(a, pos), nan_ratio(d, neg)
-        both = (rec_pos + rec_neg) / 2
-        # One class drawn: the recall of that class (the convention of balanced_accuracy).
-        return np.where(pos == 0, rec_neg, np.where(neg == 0, rec_pos, both))
-
-    def judge_rate_reps(w: FloatArray) -> FloatArray:
-        a, b, c, d = totals(w)
-        return nan_ratio(a + b, a + b + c + d)
-
-    def human_rate_reps(w: FloatArray) -> FloatArray:
-        a, b, c, d = totals(w)
-        return nan_ratio(a + c, a + b + c + d)
-
-    def rate_diff_reps(w: FloatArray) -> FloatArray:
-        a, b, c, d = totals(w)
-        return nan_ratio(b - c, a + b + c + d)  # (judge flags - human flags) / n
-
     if n == 0:
         none = "no unit has both a human label and a judge verdict"
-        names = (
-            "precision",
-            "recall",
-            "f1",
-            "balanced_accuracy",
-            "judge_flag_rate",
-            "human_flag_rate",
-            "flag_rate_difference",
-        )
-        return [Spec(name, math.nan, 0, none, None) for name in names]
+        return [Spec(name, math.nan, 0, none, None) for name in CONFUSION_FIGURES]
+    points = _confusion_points(ref, flag, counts)
+    return [
+        Spec(name, *points[name], _confusion_reps(counts, figure))
+        for name, figure in CONFUSION_FIGURES.items()
+    ]
 
+
+def _confusion_points(
+    ref: BoolArray, flag: BoolArray, counts: FloatArray
+) -> dict[str, tuple[float, int, str | None]]:
+    """Each confusion figure of the data: its value, its count of units and why it is
+    undefined (None where it is defined)."""
+    tp, fp, fn, tn = (int(x) for x in counts.sum(axis=0))
+    n = tp + fp + fn + tn
     from sklearn.metrics import precision_recall_fscore_support
 
     # zero_division=NaN: an undefined ratio stays NaN (sklearn's default would report 0).
@@ -108,15 +111,15 @@ def confusion_specs(u: UnitArrays, used: BoolArray, n_clusters: int) -> list[Spe
         present = "unflagged" if tp + fn == 0 else "flagged"
         b_note = f"only {present} units in the reference: balanced accuracy is their recall"
     judge_rate, human_rate = (tp + fp) / n, (tp + fn) / n
-    return [
-        Spec("precision", float(p), n, p_note, precision_reps),
-        Spec("recall", float(r), n, r_note, recall_reps),
-        Spec("f1", float(f), n, f_note, f1_reps),
-        Spec("balanced_accuracy", bacc, n, b_note, bacc_reps),
-        Spec("judge_flag_rate", judge_rate, n, None, judge_rate_reps),
-        Spec("human_flag_rate", human_rate, n, None, human_rate_reps),
-        Spec("flag_rate_difference", judge_rate - human_rate, n, None, rate_diff_reps),
-    ]
+    return {
+        "precision": (float(p), n, p_note),
+        "recall": (float(r), n, r_note),
+        "f1": (float(f), n, f_note),
+        "balanced_accuracy": (bacc, n, b_note),
+        "judge_flag_rate": (judge_rate, n, None),
+        "human_flag_rate": (human_rate, n, None),
+        "flag_rate_difference": (judge_rate - human_rate, n, None),
+    }
 
 
 # --- ROC AUC -------------------------------------------------------------------------------
