@@ -28,7 +28,7 @@ from typing import Any
 from inspect_ai.log import EvalLog, EvalSample
 
 import longform_evals
-from longform_evals.analysis.judge_agreement import agreement_figures
+from longform_evals.analysis.judge_agreement import AgreementFigures, agreement_figures
 from longform_evals.scorers.judge_agreement_metrics import rows_of_scores
 
 __all__ = [
@@ -305,16 +305,6 @@ def card_from_log(
     except ValueError as e:
         raise CardError(f"log {_log_name(log)}: {e}") from e
     as_dict = figures.as_dict()
-    headline_name = HEADLINE_FIGURE.get(kind, "balanced_accuracy")
-    headline = figures.figures[headline_name].as_dict() if headline_name in figures.figures else {}
-
-    sha = task_meta.get(SHA256_METADATA)
-    if sha is None:
-        for candidate in (source, data):
-            if candidate is not None and Path(candidate).exists():
-                sha = data_sha256(candidate)
-                break
-    skipped = list(task_meta.get("skipped") or [])
     settings = {k: task_args[k] for k in _SETTINGS.get(kind, ()) if task_args.get(k) is not None}
     card: dict[str, Any] = {
         "card_version": CARD_VERSION,
@@ -323,26 +313,9 @@ def card_from_log(
         "mode": _mode(kind, task_args, metas),
         "calibration": _calibration(kind, metas),
         "settings": settings,
-        "data": {
-            "path": Path(source).name if source else None,
-            "format": task_meta.get("format"),
-            "sha256": sha,
-            "annotators": list(task_meta.get("annotators") or []),
-            "summaries_judged": len(scored),
-            "summaries_unscored": unscored,
-            "summaries_in_data": task_meta.get("summaries_in_data"),
-            "budget": task_meta.get("budget", task_args.get("budget")),
-            "skipped": {"count": len(skipped), "first": skipped[:SKIPPED_SHOWN]},
-        },
+        "data": _card_data(log, source, data, len(scored), unscored),
         "figures": as_dict,
-        "headline": {
-            "name": headline_name,
-            "label": LABELS.get(headline_name, headline_name),
-            "value": headline.get("value"),
-            "low": headline.get("low"),
-            "high": headline.get("high"),
-            "n": headline.get("n"),
-        },
+        "headline": _headline(figures, kind),
         "date": _run_date(log),
         "suite_version": longform_evals.__version__,
         "task_version": str(log.eval.task_version),
@@ -350,6 +323,47 @@ def card_from_log(
     }
     result: dict[str, Any] = _scrub(card, _path_prefixes(log, source))
     return result
+
+
+def _card_data(
+    log: EvalLog, source: str | None, data: str | Path | None, judged: int, unscored: int
+) -> dict[str, Any]:
+    """The card's `data` section: the file (its digest from the log, else hashed from the
+    path the log names or from ``data``), its people, the summaries judged and skipped."""
+    task_meta = log.eval.metadata or {}
+    task_args = log.eval.task_args or {}
+    sha = task_meta.get(SHA256_METADATA)
+    if sha is None:
+        for candidate in (source, data):
+            if candidate is not None and Path(candidate).exists():
+                sha = data_sha256(candidate)
+                break
+    skipped = list(task_meta.get("skipped") or [])
+    return {
+        "path": Path(source).name if source else None,
+        "format": task_meta.get("format"),
+        "sha256": sha,
+        "annotators": list(task_meta.get("annotators") or []),
+        "summaries_judged": judged,
+        "summaries_unscored": unscored,
+        "summaries_in_data": task_meta.get("summaries_in_data"),
+        "budget": task_meta.get("budget", task_args.get("budget")),
+        "skipped": {"count": len(skipped), "first": skipped[:SKIPPED_SHOWN]},
+    }
+
+
+def _headline(figures: AgreementFigures, kind: str) -> dict[str, Any]:
+    """The card's headline: the kind's headline figure with its interval."""
+    name = HEADLINE_FIGURE.get(kind, "balanced_accuracy")
+    headline = figures.figures[name].as_dict() if name in figures.figures else {}
+    return {
+        "name": name,
+        "label": LABELS.get(name, name),
+        "value": headline.get("value"),
+        "low": headline.get("low"),
+        "high": headline.get("high"),
+        "n": headline.get("n"),
+    }
 
 
 def _slug(text: str) -> str:
@@ -399,30 +413,11 @@ def headline_text(card: Mapping[str, Any]) -> str:
 
 def render_markdown(card: Mapping[str, Any]) -> str:
     """The card as a markdown page: title, summary paragraph, the figures, systems, counts."""
-    data = card["data"]
     figures = card["figures"]
-    counts = figures.get("counts") or {}
-    boot = figures.get("bootstrap") or {}
-    calibration = ", ".join(f"{k} {v}" for k, v in card["calibration"].items()) or "none"
-    sha = str(data.get("sha256") or "unknown")[:12]
-    budget = data.get("budget")
     lines = [
         f"# Judge card: {card['judge']} on {card['kind']} ({card['mode']})",
         "",
-        (
-            f"Judge `{card['judge']}` ({card['kind']}, mode `{card['mode']}`, calibration: "
-            f"{calibration}) against people's labels in `{data.get('path')}` "
-            f"({data.get('format')}, sha256 {sha}..., annotators: "
-            f"{', '.join(data.get('annotators') or []) or 'none'}): "
-            f"{data.get('summaries_judged')} of {data.get('summaries_in_data')} summaries judged "
-            f"({'no budget' if budget is None else f'budget {budget}'}), "
-            f"{counts.get('n_units', 'n/a')} units, {counts.get('n_used', 'n/a')} used. "
-            f"Run on {card['date']} with longform-evals {card['suite_version']} "
-            f"(task version {card['task_version']}), log `{card['log']}`. Intervals: "
-            f"{float(boot.get('confidence', 0.95)) * 100:g} % percentile bootstrap over "
-            f"{boot.get('resampled', 'summaries')} ({boot.get('n_boot')} replicates, "
-            f"seed {boot.get('seed')})."
-        ),
+        _md_paragraph(card),
         "",
         f"**Headline: {headline_text(card)}**",
         "",
@@ -434,6 +429,40 @@ def render_markdown(card: Mapping[str, Any]) -> str:
             f"| {_cell(name)} | {_num(fig.get('value'))} | {_interval(fig)} | "
             f"{fig.get('n')} | {_cell(fig.get('note') or '')} |"
         )
+    lines += _md_systems(figures)
+    lines += _md_counts(card["data"], figures.get("counts") or {})
+    return "\n".join(lines) + "\n"
+
+
+def _md_paragraph(card: Mapping[str, Any]) -> str:
+    """The card's summary paragraph: judge, data, counts, run and intervals."""
+    data = card["data"]
+    figures = card["figures"]
+    counts = figures.get("counts") or {}
+    boot = figures.get("bootstrap") or {}
+    calibration = ", ".join(f"{k} {v}" for k, v in card["calibration"].items()) or "none"
+    sha = str(data.get("sha256") or "unknown")[:12]
+    budget = data.get("budget")
+    return (
+        f"Judge `{card['judge']}` ({card['kind']}, mode `{card['mode']}`, calibration: "
+        f"{calibration}) against people's labels in `{data.get('path')}` "
+        f"({data.get('format')}, sha256 {sha}..., annotators: "
+        f"{', '.join(data.get('annotators') or []) or 'none'}): "
+        f"{data.get('summaries_judged')} of {data.get('summaries_in_data')} summaries judged "
+        f"({'no budget' if budget is None else f'budget {budget}'}), "
+        f"{counts.get('n_units', 'n/a')} units, {counts.get('n_used', 'n/a')} used. "
+        f"Run on {card['date']} with longform-evals {card['suite_version']} "
+        f"(task version {card['task_version']}), log `{card['log']}`. Intervals: "
+        f"{float(boot.get('confidence', 0.95)) * 100:g} % percentile bootstrap over "
+        f"{boot.get('resampled', 'summaries')} ({boot.get('n_boot')} replicates, "
+        f"seed {boot.get('seed')})."
+    )
+
+
+def _md_systems(figures: Mapping[str, Any]) -> list[str]:
+    """The systems' section: each system's means and whether the judge orders them as people
+    do (no lines without systems)."""
+    lines: list[str] = []
     systems = figures.get("systems") or {}
     if systems:
         lines += [
@@ -454,7 +483,12 @@ def render_markdown(card: Mapping[str, Any]) -> str:
         why = tau.get("note") or "fewer than two systems"
         said = f"n/a ({why})" if same is None else ("yes" if same else "no")
         lines += ["", f"The judge orders the systems as people do: {said}."]
-    lines += [
+    return lines
+
+
+def _md_counts(data: Mapping[str, Any], counts: Mapping[str, Any]) -> list[str]:
+    """The counts' section: units and summaries used and left out, the first skipped records."""
+    lines = [
         "",
         "## Counts",
         "",
@@ -479,7 +513,7 @@ def render_markdown(card: Mapping[str, Any]) -> str:
     ]
     for item in (data.get("skipped") or {}).get("first") or []:
         lines.append(f"- skipped {item.get('where')}: {item.get('reason')}")
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def write_card(card: Mapping[str, Any], out_dir: str | Path) -> tuple[Path, Path]:
