@@ -13,6 +13,7 @@ import html
 import io
 import json
 import math
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -334,6 +335,67 @@ def _td(text: str, value: Any, cls: str = "") -> str:
     return f'<td{attr} data-value="{html.escape(shown)}">{text}</td>'
 
 
+def _html_variant(board: Leaderboard, variant: str) -> list[str]:
+    """One variant's section: its table, its judges' quality and its cost plot."""
+    metrics = board.metrics.get(variant, [])
+    rows = _sorted(board, variant)
+    body = [f"<h2>{html.escape(variant)}</h2>"]
+    headers = [
+        "rank", "model", *[f"{m.label} [95 % CI]" for m in metrics], "N", "judge",
+        "judge mode", "judge card", "parse fail %", *COST_HEADERS, "flags",
+    ]  # fmt: skip
+    body.append('<table class="board"><thead><tr>')
+    body.extend(f"<th>{html.escape(h)}</th>" for h in headers)
+    body.append("</tr></thead><tbody>")
+    body.extend(_html_row(row, metrics) for row in rows)
+    body.append("</tbody></table>")
+    qualities = sorted({r.judge_quality for r in rows})
+    body.extend(f'<p class="note">judge quality: {html.escape(q)}</p>' for q in qualities)
+    for metric in metrics[:1]:
+        body.append(f"<h3>{html.escape(metric.label)} against cost</h3>")
+        body.append(_svg_plot(rows, metric))
+    return body
+
+
+def _html_row(row: Row, metrics: Sequence[Metric]) -> str:
+    """One table row; the model's name and its figures link to its log."""
+    first = metrics[0].label if metrics else None
+    rank = row.ranks.get(first) if first else None
+    href = f"{VIEW_URL}{html.escape(Path(row.log).name)}"
+
+    def link(text: str) -> str:
+        return f'<a href="{href}" title="{html.escape(row.log)}">{html.escape(text)}</a>'
+
+    cells = [_td(str(rank or "-"), rank), _td(link(row.model), row.model, "text")]
+    for m in metrics:
+        interval = row.metrics.get(m.label)
+        cells.append(_td(link(_cell(row, m)), interval.value if interval else None))
+    n = max((i.n for i in row.metrics.values()), default=0)
+    costs = [
+        row.input_tokens,
+        row.output_tokens,
+        row.cache_read_tokens,
+        row.judge_tokens,
+        row.calls,
+        row.judge_calls,
+        row.wall_seconds,
+    ]
+    cells += [
+        _td(str(n), n),
+        _td(html.escape(str(row.judge or "none")), row.judge, "text"),
+        _td(html.escape(str(row.judge_mode or "-")), row.judge_mode, "text"),
+        _td(html.escape(row.judge_card), row.judge_card, "text"),
+        _td(_num(100 * row.parse_failure_rate), row.parse_failure_rate),
+        *[_td(text, v) for text, v in zip(_cost_cells(row), costs, strict=True)],
+        _td(
+            html.escape(", ".join(row.flags) or "-"),
+            ", ".join(row.flags),
+            "text flag" if row.flags else "text",
+        ),
+    ]
+    return "<tr>" + "".join(cells) + "</tr>"
+
+
 def to_html(board: Leaderboard, log_dir: str | Path) -> str:
     """The page; model cells link to the log in ``inspect view --log-dir log_dir``."""
     body = [
@@ -344,58 +406,7 @@ def to_html(board: Leaderboard, log_dir: str | Path) -> str:
         "apart share a rank; rows judged by different judges are not ranked together.</p>",
     ]
     for variant in board.variants():
-        metrics = board.metrics.get(variant, [])
-        rows = _sorted(board, variant)
-        body.append(f"<h2>{html.escape(variant)}</h2>")
-        headers = [
-            "rank", "model", *[f"{m.label} [95 % CI]" for m in metrics], "N", "judge",
-            "judge mode", "judge card", "parse fail %", *COST_HEADERS, "flags",
-        ]  # fmt: skip
-        body.append('<table class="board"><thead><tr>')
-        body.extend(f"<th>{html.escape(h)}</th>" for h in headers)
-        body.append("</tr></thead><tbody>")
-        for row in rows:
-            first = metrics[0].label if metrics else None
-            rank = row.ranks.get(first) if first else None
-            href = f"{VIEW_URL}{html.escape(Path(row.log).name)}"
-
-            def link(text: str, href: str = href, log: str = row.log) -> str:
-                return f'<a href="{href}" title="{html.escape(log)}">{html.escape(text)}</a>'
-
-            cells = [_td(str(rank or "-"), rank), _td(link(row.model), row.model, "text")]
-            for m in metrics:
-                interval = row.metrics.get(m.label)
-                cells.append(_td(link(_cell(row, m)), interval.value if interval else None))
-            n = max((i.n for i in row.metrics.values()), default=0)
-            costs = [
-                row.input_tokens,
-                row.output_tokens,
-                row.cache_read_tokens,
-                row.judge_tokens,
-                row.calls,
-                row.judge_calls,
-                row.wall_seconds,
-            ]
-            cells += [
-                _td(str(n), n),
-                _td(html.escape(str(row.judge or "none")), row.judge, "text"),
-                _td(html.escape(str(row.judge_mode or "-")), row.judge_mode, "text"),
-                _td(html.escape(row.judge_card), row.judge_card, "text"),
-                _td(_num(100 * row.parse_failure_rate), row.parse_failure_rate),
-                *[_td(text, v) for text, v in zip(_cost_cells(row), costs, strict=True)],
-                _td(
-                    html.escape(", ".join(row.flags) or "-"),
-                    ", ".join(row.flags),
-                    "text flag" if row.flags else "text",
-                ),
-            ]
-            body.append("<tr>" + "".join(cells) + "</tr>")
-        body.append("</tbody></table>")
-        qualities = sorted({r.judge_quality for r in rows})
-        body.extend(f'<p class="note">judge quality: {html.escape(q)}</p>' for q in qualities)
-        for metric in metrics[:1]:
-            body.append(f"<h3>{html.escape(metric.label)} against cost</h3>")
-            body.append(_svg_plot(rows, metric))
+        body += _html_variant(board, variant)
     body.extend(f'<p class="note">{html.escape(n)}</p>' for n in board.notes)
     if board.skipped:
         body.append('<h2>Skipped logs</h2><ul class="skipped">')
