@@ -58,7 +58,7 @@ from __future__ import annotations
 import csv
 import io
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -277,6 +277,60 @@ def _where(reviewer: _Reviewer, row: _Row) -> str:
     return f"{reviewer.path}:{row.line} ({row.csv_id.strip()})"
 
 
+def _article_of(
+    key: str, where: str, articles: Mapping[str, str], subset: str, seen: dict[str, str]
+) -> str:
+    """The one article a reviewers' row id names (recorded in ``seen``, id by article)."""
+    matches = match_article_id(key, list(articles))
+    if len(matches) != 1:
+        found = "no article" if not matches else f"articles {', '.join(matches)}"
+        raise DataError(f"{where}: id {key!r} matches {found} of {subset}_test.json")
+    article_id = matches[0]
+    if article_id in seen:
+        raise DataError(
+            f"{where}: id {key!r} names article {article_id!r} again (as does {seen[article_id]!r})"
+        )
+    seen[article_id] = key
+    return article_id
+
+
+def _sentence_flags(
+    row: _Row, where: str, k: int, n_sentences: int, skipped: list[Skipped]
+) -> list[int | None]:
+    """One reviewer's flags of system ``k``'s sentences (1 = not factual, None = not rated);
+    an empty cell, or a rating of a sentence the summary does not split into, is skipped."""
+    values: list[int | None] = [None] * n_sentences
+    for j in range(RATED_SENTENCES):
+        column = f"model_{k}_sent_{j + 1}_factuality"
+        value = _binary(row.cells[column], where, column)
+        if value is None:
+            skipped.append(Skipped(where, f"empty cell {column}: not rated"))
+        elif j >= n_sentences:
+            skipped.append(
+                Skipped(
+                    where,
+                    f"{column} rates sentence {j + 1}, but the summary splits "
+                    f"into {n_sentences} sentence(s); rating dropped",
+                )
+            )
+        else:
+            values[j] = 1 - value
+    return values
+
+
+def _aspect_ranks(row: _Row, where: str, k: int, skipped: list[Skipped]) -> dict[str, float]:
+    """One reviewer's rank of system ``k`` on each aspect (an empty cell is skipped)."""
+    ranks: dict[str, float] = {}
+    for aspect in _ASPECTS:
+        column = f"model_{k}_{aspect}"
+        rank = _rank(row.cells[column], where, column)
+        if rank is None:
+            skipped.append(Skipped(where, f"empty cell {column}: not rated"))
+        else:
+            ranks[aspect] = rank
+    return ranks
+
+
 def _load_subset(
     folder: Path, subset: str, files: list[tuple[int, Path]], skipped: list[Skipped]
 ) -> tuple[list[Sample], list[str]]:
@@ -287,19 +341,7 @@ def _load_subset(
     samples: list[Sample] = []
     seen: dict[str, str] = {}
     for key, row in first.rows.items():
-        matches = match_article_id(key, list(articles))
-        if len(matches) != 1:
-            found = "no article" if not matches else f"articles {', '.join(matches)}"
-            raise DataError(
-                f"{first.path}:{row.line}: id {key!r} matches {found} of {subset}_test.json"
-            )
-        article_id = matches[0]
-        if article_id in seen:
-            raise DataError(
-                f"{first.path}:{row.line}: id {key!r} names article {article_id!r} again "
-                f"(as does {seen[article_id]!r})"
-            )
-        seen[article_id] = key
+        article_id = _article_of(key, f"{first.path}:{row.line}", articles, subset, seen)
         for k, system in enumerate(SYSTEM_COLUMNS, start=1):
             summary = row.cells[system]
             if not summary.strip():
@@ -315,30 +357,9 @@ def _load_subset(
             for reviewer in reviewers:
                 rrow = reviewer.rows[key]
                 where = _where(reviewer, rrow)
-                values: list[int | None] = [None] * len(sentences)
-                for j in range(RATED_SENTENCES):
-                    column = f"model_{k}_sent_{j + 1}_factuality"
-                    value = _binary(rrow.cells[column], where, column)
-                    if value is None:
-                        skipped.append(Skipped(where, f"empty cell {column}: not rated"))
-                    elif j >= len(sentences):
-                        skipped.append(
-                            Skipped(
-                                where,
-                                f"{column} rates sentence {j + 1}, but the summary splits "
-                                f"into {len(sentences)} sentence(s); rating dropped",
-                            )
-                        )
-                    else:
-                        values[j] = 1 - value
-                flags[reviewer.name] = values
-                for aspect in _ASPECTS:
-                    column = f"model_{k}_{aspect}"
-                    rank = _rank(rrow.cells[column], where, column)
-                    if rank is None:
-                        skipped.append(Skipped(where, f"empty cell {column}: not rated"))
-                    else:
-                        scores[f"{reviewer.name}/{aspect}_rank"] = rank
+                flags[reviewer.name] = _sentence_flags(rrow, where, k, len(sentences), skipped)
+                for aspect, rank in _aspect_ranks(rrow, where, k, skipped).items():
+                    scores[f"{reviewer.name}/{aspect}_rank"] = rank
             samples.append(
                 judge_sample(
                     f"longsciverify/{article_id}/{system}",
