@@ -295,6 +295,45 @@ def _check_option(on_missing_span: str) -> None:
         raise ValueError(f"on_missing_span must be 'skip' or 'error', not {on_missing_span!r}")
 
 
+def _book_sample(
+    record: dict[str, Any],
+    book: str,
+    system: str,
+    where: str,
+    on_missing_span: OnMissingSpan,
+    skipped: list[Skipped],
+) -> Sample | None:
+    """One system's summary of one book with its labelled sentences; None (and the reason
+    in ``skipped``) for an empty summary or, unless it is an error, a span not in it."""
+    summary = _text_field(record, "summary", where)
+    if not summary.strip():
+        skipped.append(Skipped(where, "empty summary: nothing to judge"))
+        return None
+    sentences, units, missing = _book_units(summary, record, where)
+    if missing:
+        if on_missing_span == "error":
+            span_id, why = missing[0]
+            raise DataError(f"{where}: span {span_id}: {why}")
+        skipped.extend(Skipped(f"{where} span {i}", why) for i, why in missing)
+        skipped.append(
+            Skipped(where, f"summary left out: {len(missing)} span(s) not in the summary")
+        )
+        return None
+    return judge_sample(
+        f"booookscore/{system}/{book}",
+        f"Coherence of the {system} summary of {book}",
+        summary=summary,
+        summary_sentences=sentences,
+        unit="sentence",
+        origin=SummaryOrigin(book, system, None, where),
+        labels=PeoplesLabels(
+            {ANNOTATOR: [int(u.flagged) for u in units]},
+            unit_types=[u.types or [] for u in units],
+            unit_notes=[u.notes or [] for u in units],
+        ),
+    )
+
+
 def load_booookscore_annotations(
     path: str | Path,
     *,
@@ -339,35 +378,9 @@ def load_booookscore_annotations(
             if book in excluded:
                 skipped.append(Skipped(where, FEW_SHOT_REASON))
                 continue
-            summary = _text_field(record, "summary", where)
-            if not summary.strip():
-                skipped.append(Skipped(where, "empty summary: nothing to judge"))
-                continue
-            sentences, units, missing = _book_units(summary, record, where)
-            if missing:
-                if on_missing_span == "error":
-                    span_id, why = missing[0]
-                    raise DataError(f"{where}: span {span_id}: {why}")
-                skipped.extend(Skipped(f"{where} span {i}", why) for i, why in missing)
-                skipped.append(
-                    Skipped(where, f"summary left out: {len(missing)} span(s) not in the summary")
-                )
-                continue
-            samples.append(
-                judge_sample(
-                    f"booookscore/{system}/{book}",
-                    f"Coherence of the {system} summary of {book}",
-                    summary=summary,
-                    summary_sentences=sentences,
-                    unit="sentence",
-                    origin=SummaryOrigin(book, system, None, where),
-                    labels=PeoplesLabels(
-                        {ANNOTATOR: [int(u.flagged) for u in units]},
-                        unit_types=[u.types or [] for u in units],
-                        unit_notes=[u.notes or [] for u in units],
-                    ),
-                )
-            )
+            sample = _book_sample(record, book, system, where, on_missing_span, skipped)
+            if sample is not None:
+                samples.append(sample)
     return JudgeLabelSet(
         kind="coherence",
         format="booookscore",
