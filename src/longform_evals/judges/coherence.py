@@ -31,6 +31,7 @@ from inspect_ai.model import (
     ChatMessageUser,
     GenerateConfig,
     Model,
+    ModelOutput,
 )
 from pydantic import JsonValue
 
@@ -213,6 +214,41 @@ async def _judge_one(
     return verdict
 
 
+def _batch_prompt(summary: str, batch: list[str], settings: JudgeSettings) -> str:
+    """The batched-mode prompt: the summary and the batch's sentences, numbered from 1."""
+    template = load_prompt("booookscore", "judge_batch", settings.prompts_dir)
+    demos = render_for_batches(load_demonstrations(settings.demonstrations))
+    numbered = "\n".join(f"{n}. {as_data(s)}" for n, s in enumerate(batch, start=1))
+    return template.render(
+        demonstrations=demos, summary=as_data(summary), numbered_sentences=numbered
+    )
+
+
+def _take_batch_answer(
+    output: ModelOutput, verdicts: list[SentenceVerdict], pending: set[int]
+) -> dict[int, str]:
+    """Record one answer to a batch in the verdicts of its pending sentences (numbered from
+    1), take the answered ones out of ``pending`` and return the problems of the others."""
+    for n in pending:
+        verdicts[n - 1].attempts += 1
+        if output.stop_reason in ("max_tokens", "model_length"):
+            verdicts[n - 1].truncated += 1
+    try:
+        judgements, problems = parse_batch(output.completion, len(verdicts))
+    except JudgementParseError as exc:
+        judgements, problems = {}, {n: str(exc) for n in pending}
+    for n, judgement in judgements.items():
+        if n in pending:
+            v = verdicts[n - 1]
+            v.parsed, v.confused = True, judgement.confused
+            v.questions, v.types = judgement.questions, judgement.types
+            pending.discard(n)
+    problems = {n: p for n, p in problems.items() if n in pending}
+    for n, problem in problems.items():
+        verdicts[n - 1].problems.append(problem)
+    return problems
+
+
 async def _judge_batch(
     model: Model,
     summary: str,
@@ -221,19 +257,10 @@ async def _judge_batch(
     size: int,
     settings: JudgeSettings,
 ) -> tuple[list[SentenceVerdict], int]:
-    template = load_prompt("booookscore", "judge_batch", settings.prompts_dir)
-    retry = load_prompt("booookscore", "retry_batch", settings.prompts_dir)
-    demos = render_for_batches(load_demonstrations(settings.demonstrations))
     batch = sentences[start : start + size]
-    numbered = "\n".join(f"{n}. {as_data(s)}" for n, s in enumerate(batch, start=1))
+    messages: list[ChatMessage] = [ChatMessageUser(content=_batch_prompt(summary, batch, settings))]
+    retry = load_prompt("booookscore", "retry_batch", settings.prompts_dir)
     verdicts = [SentenceVerdict(index=start + i, sentence=s) for i, s in enumerate(batch)]
-    messages: list[ChatMessage] = [
-        ChatMessageUser(
-            content=template.render(
-                demonstrations=demos, summary=as_data(summary), numbered_sentences=numbered
-            )
-        )
-    ]
     pending = set(range(1, len(batch) + 1))
     calls = 0
     BOARD.plan(JUDGE_PHASE, 1)
@@ -247,23 +274,7 @@ async def _judge_batch(
             cache=settings.cache,
             progress=JUDGE_PHASE,
         )
-        for n in pending:
-            verdicts[n - 1].attempts += 1
-            if output.stop_reason in ("max_tokens", "model_length"):
-                verdicts[n - 1].truncated += 1
-        try:
-            judgements, problems = parse_batch(output.completion, len(batch))
-        except JudgementParseError as exc:
-            judgements, problems = {}, {n: str(exc) for n in pending}
-        for n, judgement in judgements.items():
-            if n in pending:
-                v = verdicts[n - 1]
-                v.parsed, v.confused = True, judgement.confused
-                v.questions, v.types = judgement.questions, judgement.types
-                pending.discard(n)
-        problems = {n: p for n, p in problems.items() if n in pending}
-        for n, problem in problems.items():
-            verdicts[n - 1].problems.append(problem)
+        problems = _take_batch_answer(output, verdicts, pending)
         if not pending:
             break
         failures: dict[str, JsonValue] = {str(n): p for n, p in problems.items()}
