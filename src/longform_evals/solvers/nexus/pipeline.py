@@ -293,6 +293,38 @@ async def summarize_chunks(
     return CHUNK_SEPARATOR.join(o.text for o in outcomes)
 
 
+async def _compress_round(
+    run: SummaryRun,
+    summary: str,
+    runs: list[tuple[int, int]],
+    level: int,
+    template: PromptTemplate,
+    tries: Tries,
+) -> str:
+    """One compression round: each span of ``summary`` shortened, all at once, and the
+    shortened pieces joined in its place."""
+
+    async def shorten(piece: str) -> Outcome:
+        words = count_words(piece)
+        run.bump("compress_calls")
+        asked = max(1, int(words * COMPRESS_RATIO))
+        return await _rewrite(  # a round that fails to shrink is caught as a whole
+            run,
+            lambda limit: template.render(text=piece, words=words, word_limit=limit),
+            asked,
+            piece,
+            tries,
+            "compress",
+        )
+
+    async with run.stage("compress", f"compress round {level}"):
+        outcomes = await collect(*(shorten(summary[a:b]) for a, b in runs))
+    for i, outcome in enumerate(outcomes):
+        run.record("compress", level, i, outcome)
+    run.bump("compress_rounds")
+    return join_pieces(summary, runs, [o.text for o in outcomes])
+
+
 async def compress_summary(
     run: SummaryRun,
     summary: str,
@@ -310,20 +342,6 @@ async def compress_summary(
     or before a round that would take more calls than :func:`most_pieces` allows
     (``"call_bound"``). Updates ``info``, with the pieces of each round and the bound.
     """
-
-    async def shorten(piece: str) -> Outcome:
-        words = count_words(piece)
-        run.bump("compress_calls")
-        asked = max(1, int(words * COMPRESS_RATIO))
-        return await _rewrite(  # a round that fails to shrink is caught as a whole
-            run,
-            lambda limit: template.render(text=piece, words=words, word_limit=limit),
-            asked,
-            piece,
-            tries,
-            "compress",
-        )
-
     words = count_words(summary)
     most = most_pieces(run.count(summary), options.chunk_tokens)
     lengths: list[int] = []
@@ -344,12 +362,7 @@ async def compress_summary(
             sum(run.count(summary[a:b]) > options.chunk_tokens for a, b in runs),
         )
         pieces.append(len(runs))
-        async with run.stage("compress", f"compress round {level}"):
-            outcomes = await collect(*(shorten(summary[a:b]) for a, b in runs))
-        for i, outcome in enumerate(outcomes):
-            run.record("compress", level, i, outcome)
-        run.bump("compress_rounds")
-        shorter = join_pieces(summary, runs, [o.text for o in outcomes])
+        shorter = await _compress_round(run, summary, runs, level, template, tries)
         lengths.append(count_words(shorter))
         if lengths[-1] >= words:
             stop = "stalled"
