@@ -216,15 +216,7 @@ def _read_agent(
         lookup_max_tokens: int = LOOKUP_MAX_TOKENS,
         gist_max_tokens: int = 1024,
     ) -> Solver:
-        if max_pages < 1:
-            raise ValueError(f"max_pages must be >= 1, got {max_pages}")
-        if layout not in layouts:
-            known = layout in get_args(AnswerLayout)
-            raise ValueError(
-                f"{name}: layout={layout!r} is "
-                + ("not supported by this reader" if known else "unknown")
-                + f"; use one of {', '.join(map(repr, layouts))}"
-            )
+        _check_options(name, max_pages, layout, layouts)
         reader = _Reader.of(
             strategy,
             settings,
@@ -251,7 +243,28 @@ def _read_agent(
         return solve
 
     factory.__name__ = factory.__qualname__ = name
-    factory.__doc__ = f"""{summary}
+    factory.__doc__ = _factory_doc(summary, layouts)
+    return solver(name=name)(factory)
+
+
+def _check_options(
+    name: str, max_pages: int, layout: AnswerLayout, layouts: tuple[AnswerLayout, ...]
+) -> None:
+    """Refuse fewer than one page, or a layout the reader ``name`` does not offer."""
+    if max_pages < 1:
+        raise ValueError(f"max_pages must be >= 1, got {max_pages}")
+    if layout not in layouts:
+        known = layout in get_args(AnswerLayout)
+        raise ValueError(
+            f"{name}: layout={layout!r} is "
+            + ("not supported by this reader" if known else "unknown")
+            + f"; use one of {', '.join(map(repr, layouts))}"
+        )
+
+
+def _factory_doc(summary: str, layouts: tuple[AnswerLayout, ...]) -> str:
+    """The docstring of a ReadAgent solver: ``summary``, then its arguments."""
+    return f"""{summary}
 
     Args:
         max_pages: The most pages the model may read in full.
@@ -263,7 +276,6 @@ def _read_agent(
     Raises:
         ValueError: If ``max_pages < 1`` or ``layout`` is not one of the above.
     """
-    return solver(name=name)(factory)
 
 
 read_agent_parallel = _read_agent(
