@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 import statistics
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import cache, partial
 from importlib import resources
@@ -23,7 +23,7 @@ from inspect_ai.scorer import Score
 from longform_evals.analysis.agreement import roc_auc
 from longform_evals.checks.inputs import respace, score_judged
 from longform_evals.checks.judge import RECORDED_JUDGE, JudgeChoice, current_judge
-from longform_evals.checks.spec import Check, Kind, Observation, unchanged, within
+from longform_evals.checks.spec import Check, Observation, unchanged, within
 from longform_evals.data.jsonl import jsonl_records
 from longform_evals.judges.coherence_judges import CoherenceJudging
 from longform_evals.scorers.booookscore import booookscore
@@ -286,87 +286,94 @@ _MODE_GAPS = {
 }
 
 
-# The checks of a judge mode: name (after the mode's prefix), kind, the claim, the
-# observation made on the suite and the judges known not to show it.
-_SUITE_CHECKS: tuple[
-    tuple[str, Kind, str, Callable[[Suite], Observation], tuple[tuple[str, str], ...]], ...
-] = (
-    (
-        "duplicated_sentence_lowers",
-        "direction",
-        "a repeated sentence lowers the score (mean over the summaries)",
-        partial(_lowers, error_type="duplication"),
-        (),
-    ),
-    (
-        "discontinuity_lowers",
-        "direction",
-        "a sentence that does not follow from the one before lowers the score (mean)",
-        partial(_lowers, error_type="discontinuity"),
-        (),
-    ),
-    (
-        "shuffled_sentences_lower",
-        "direction",
-        "the same sentences in a shuffled order score lower (mean)",
-        partial(_lowers, error_type="shuffled"),
-        (),
-    ),
-    (
-        "unintroduced_entity_lowers",
-        "direction",
-        "a character never introduced earlier lowers the score (mean)",
-        partial(_lowers, error_type="entity_omission"),
-        _ENTITY_GAP,
-    ),
-    (
-        "planted_sentence_flagged",
-        "direction",
-        f"planted duplicate or discontinuous sentences flagged at a rate >= clean "
-        f"sentences' + {FLAG_GAP}",
-        _planted_flagged,
-        (),
-    ),
-    (
-        "planted_vs_clean_auc",
-        "discrimination",
-        f"AUC of P(confusion), planted vs clean sentences >= {AUC_FLOOR}",
-        _auc,
-        (),
-    ),
-    (
-        "planted_mean_lower",
-        "direction",
-        "mean score of planted summaries < mean of clean summaries",
-        _mean_gap,
-        (),
-    ),
-    (
-        "one_verdict_per_sentence",
-        "bounds",
-        "one verdict per sentence, on the sentence as written",
-        _one_verdict_per_sentence,
-        (),
-    ),
-    (
-        "whitespace",
-        "invariance",
-        "doubled spaces and blank lines leave the score and its rates unchanged",
-        _whitespace,
-        (),
-    ),
-    ("bounds", "bounds", "booookscore in [0, 100], its rates in [0, 1]", _bounds, ()),
-)
+def _effect_checks(suite: Suite) -> list[Check]:
+    """The checks that each planted error lowers the score and its sentences are flagged."""
+    return [
+        Check(
+            METRIC,
+            suite.prefix + "duplicated_sentence_lowers",
+            "direction",
+            "a repeated sentence lowers the score (mean over the summaries)",
+            partial(_lowers, suite, "duplication"),
+        ),
+        Check(
+            METRIC,
+            suite.prefix + "discontinuity_lowers",
+            "direction",
+            "a sentence that does not follow from the one before lowers the score (mean)",
+            partial(_lowers, suite, "discontinuity"),
+        ),
+        Check(
+            METRIC,
+            suite.prefix + "shuffled_sentences_lower",
+            "direction",
+            "the same sentences in a shuffled order score lower (mean)",
+            partial(_lowers, suite, "shuffled"),
+        ),
+        Check(
+            METRIC,
+            suite.prefix + "unintroduced_entity_lowers",
+            "direction",
+            "a character never introduced earlier lowers the score (mean)",
+            partial(_lowers, suite, "entity_omission"),
+            known_gaps=_ENTITY_GAP,
+        ),
+        Check(
+            METRIC,
+            suite.prefix + "planted_sentence_flagged",
+            "direction",
+            f"planted duplicate or discontinuous sentences flagged at a rate >= clean "
+            f"sentences' + {FLAG_GAP}",
+            partial(_planted_flagged, suite),
+        ),
+        Check(
+            METRIC,
+            suite.prefix + "planted_vs_clean_auc",
+            "discrimination",
+            f"AUC of P(confusion), planted vs clean sentences >= {AUC_FLOOR}",
+            partial(_auc, suite),
+        ),
+    ]
+
+
+def _sanity_checks(suite: Suite) -> list[Check]:
+    """The checks over whole summaries and of the score's form: planted summaries' mean, one
+    verdict per sentence, whitespace invariance, bounds."""
+    return [
+        Check(
+            METRIC,
+            suite.prefix + "planted_mean_lower",
+            "direction",
+            "mean score of planted summaries < mean of clean summaries",
+            partial(_mean_gap, suite),
+        ),
+        Check(
+            METRIC,
+            suite.prefix + "one_verdict_per_sentence",
+            "bounds",
+            "one verdict per sentence, on the sentence as written",
+            partial(_one_verdict_per_sentence, suite),
+        ),
+        Check(
+            METRIC,
+            suite.prefix + "whitespace",
+            "invariance",
+            "doubled spaces and blank lines leave the score and its rates unchanged",
+            partial(_whitespace, suite),
+        ),
+        Check(
+            METRIC,
+            suite.prefix + "bounds",
+            "bounds",
+            "booookscore in [0, 100], its rates in [0, 1]",
+            partial(_bounds, suite),
+        ),
+    ]
 
 
 def suite_checks(suite: Suite) -> list[Check]:
     """The checks of one judge mode."""
-    checks = [
-        Check(
-            METRIC, suite.prefix + name, kind, expected, partial(observe, suite), known_gaps=known
-        )
-        for name, kind, expected, observe, known in _SUITE_CHECKS
-    ]
+    checks = [*_effect_checks(suite), *_sanity_checks(suite)]
     gaps = _MODE_GAPS.get(suite.mode)
     if gaps is not None:
         # The recorded judge shows no effect in this mode: every effect is a known gap of it.
