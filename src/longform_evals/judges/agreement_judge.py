@@ -8,13 +8,12 @@ parameters); it builds the unit judge of its kind from the two tables, the coher
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import asdict, dataclass, fields
-from typing import Any
+from dataclasses import dataclass
 
 from longform_evals.judges.coherence import SentenceLayout
 from longform_evals.judges.coherence_judges import CoherenceJudging, CoherenceUnitJudge
 from longform_evals.judges.faithfulness_judging import FaithfulnessJudging
+from longform_evals.judges.logged_fields import LoggedFields
 from longform_evals.judges.unit_judge import UnitJudge
 from longform_evals.models.grader import GRADER_ROLE
 from longform_evals.vocabulary import JUDGE_KINDS, JudgeKind, ScorerMode
@@ -23,7 +22,7 @@ __all__ = ["AgreementJudge"]
 
 
 @dataclass(frozen=True)
-class AgreementJudge:
+class AgreementJudge(LoggedFields):
     """The judge under study.
 
     Attributes:
@@ -47,32 +46,11 @@ class AgreementJudge:
     chunking: str | None = None
     prompts_dir: str | None = None
 
+    FIELDS_NAME = "judge fields"
+
     def __post_init__(self) -> None:
         if self.kind not in JUDGE_KINDS:
             raise ValueError(f"unknown kind {self.kind!r}; expected 'coherence' or 'faithfulness'")
-
-    @classmethod
-    def of(cls, value: AgreementJudge | Mapping[str, Any] | None) -> AgreementJudge:
-        """The judge from a judge, a mapping of its fields (as an eval log records it), or
-        None (the defaults).
-
-        Raises:
-            ValueError: for a mapping key that is not a field, or an unknown kind.
-        """
-        if value is None:
-            return cls()
-        if isinstance(value, AgreementJudge):
-            return value
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(value) - known)
-        if unknown:
-            raise ValueError(f"unknown judge fields {unknown}; known: {sorted(known)}")
-        return cls(**value)
-
-    def _repr_params_(self) -> dict[str, Any]:
-        """The judge as a mapping: what an eval log records for the scorer (Inspect calls
-        this on scorer arguments), so `inspect score LOG` rebuilds it through :meth:`of`."""
-        return asdict(self)
 
     def coherence(self) -> CoherenceJudging:
         """The coherence table's judging with these settings."""

@@ -12,11 +12,11 @@ Each judgement is also given in the unit-judge shape (`unit_judge.py`) by
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import asdict, dataclass, fields
-from typing import Any, Protocol
+from dataclasses import dataclass
+from typing import Protocol
 
 from longform_evals.judges.faithfulness_calibration import JudgeCalibration
+from longform_evals.judges.logged_fields import LoggedFields
 from longform_evals.judges.unit_judge import UnitVerdict, support_verdict
 from longform_evals.models.grader import GRADER_ROLE
 
@@ -41,7 +41,7 @@ class SupportJudgement:
 
 
 @dataclass(frozen=True)
-class JudgeOptions:
+class JudgeOptions(LoggedFields):
     """How a support judge is built; each judge reads the options it has a use for.
 
     Attributes:
@@ -72,29 +72,7 @@ class JudgeOptions:
     model: str | None = None
     model_role: str | None = GRADER_ROLE
 
-    @classmethod
-    def of(cls, value: JudgeOptions | Mapping[str, Any] | None) -> JudgeOptions:
-        """Options from options, a mapping of their fields (as an eval log records them), or
-        None (the defaults).
-
-        Raises:
-            ValueError: for a mapping key that is not an option.
-        """
-        if value is None:
-            return cls()
-        if isinstance(value, JudgeOptions):
-            return value
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(value) - known)
-        if unknown:
-            raise ValueError(f"unknown judge options {unknown}; known: {sorted(known)}")
-        return cls(**value)
-
-    def _repr_params_(self) -> dict[str, Any]:
-        """The options as a mapping: what an eval log records for a scorer built with them
-        (Inspect calls this on scorer arguments), so `inspect score LOG` rebuilds the same
-        judge through :meth:`of`."""
-        return asdict(self)
+    FIELDS_NAME = "judge options"
 
 
 @dataclass(frozen=True)
