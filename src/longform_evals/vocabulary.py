@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from typing import Literal, get_args
 
-ScorerMode = Literal["auto", "sentence", "batched", "probe", "fitted"]
-"""How the BooookScore judge is asked (docs/booookscore.md)."""
-COHERENCE_MODES: tuple[str, ...] = get_args(ScorerMode)
+ScorerMode = str
+"""How the BooookScore judge is asked: `auto` or the name of a coherence judge in the table of
+`judges/coherence_judges.py` (`sentence`, `batched`, `probe`, `fitted`; docs/booookscore.md).
+An open set: a judge added to the table is a mode at once, checked where the judge is built."""
 
 JudgeKind = Literal["coherence", "faithfulness"]
 """What a judge under study judges (`judge_agreement`, `longform judge-card`)."""

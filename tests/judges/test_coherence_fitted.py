@@ -138,16 +138,11 @@ def test_the_scorer_refuses_fitted_mode_without_a_file() -> None:
 
 
 def test_the_card_command_offers_every_scorer_mode() -> None:
-    from typing import get_args
+    from longform_evals.cli.judge_card import _run_args
+    from longform_evals.judges.coherence_judges import coherence_modes
 
-    import click
-
-    from longform_evals.cli.judge_card import judge_card_command
-    from longform_evals.vocabulary import ScorerMode
-
-    [mode] = [p for p in judge_card_command.params if p.name == "mode"]
-    assert isinstance(mode.type, click.Choice)
-    assert set(mode.type.choices) == set(get_args(ScorerMode))
+    for mode in coherence_modes():
+        assert _run_args("grader", "coherence", "data.json", mode, None, ())["mode"] == mode
 
 
 def test_the_packaged_fitted_judge_is_readable_and_asks_the_calibrated_probes() -> None:

@@ -4,18 +4,22 @@ ask through it."""
 from __future__ import annotations
 
 import asyncio
-from typing import Any, get_args
+from typing import Any
 
 import pytest
 from inspect_ai.model import Model, get_model
 
 from longform_evals.judges.coherence import SentenceVerdict
-from longform_evals.judges.coherence_judges import COHERENCE_JUDGES, CoherenceJudging
-from longform_evals.vocabulary import ScorerMode
+from longform_evals.judges.coherence_judges import (
+    COHERENCE_JUDGES,
+    CoherenceJudging,
+    coherence_modes,
+)
 
 
-def test_every_mode_is_one_entry() -> None:
-    assert set(COHERENCE_JUDGES) | {"auto"} == set(get_args(ScorerMode))
+def test_every_mode_is_auto_or_one_entry() -> None:
+    assert coherence_modes() == ("auto", "sentence", "batched", "probe", "fitted")
+    assert set(coherence_modes()) == {"auto", *COHERENCE_JUDGES}
 
 
 def test_the_judge_of_the_table_answers(monkeypatch: pytest.MonkeyPatch) -> None:

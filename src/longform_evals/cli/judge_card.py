@@ -9,7 +9,7 @@ import click
 import yaml
 
 from longform_evals.cli.group import main, parse_key_values
-from longform_evals.vocabulary import COHERENCE_MODES, JUDGE_KINDS
+from longform_evals.vocabulary import JUDGE_KINDS
 
 DEFAULT_CARD_BUDGET = 20
 # Options that configure a new run, refused with --from-log (which only reads a log).
@@ -115,6 +115,13 @@ def _run_args(
         raise click.UsageError(
             "--mode is the coherence judge's; a faithfulness judge is chosen with -T judge=NAME"
         )
+    if mode is not None:
+        from longform_evals.judges.coherence_judges import check_mode
+
+        try:
+            check_mode(mode)
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="--mode") from None
     args = parse_key_values(task_args, "-T")
     clash = [k for k in ("kind", "data", "budget", "mode") if k in args]
     if clash:
@@ -153,9 +160,9 @@ def _run_args(
 )
 @click.option(
     "--mode",
-    type=click.Choice(COHERENCE_MODES),
     default=None,
-    help="Coherence: the BooookScore judge's mode (default auto).",
+    help="Coherence: the BooookScore judge's mode: auto (the default) or a coherence judge "
+    "(packaged: sentence, batched, probe, fitted).",
 )
 @click.option(
     "--budget",

@@ -12,8 +12,10 @@ Every verdict is also given in the unit-judge shape (`unit_judge.py`: flag, prob
 readable, answer) by :func:`unit_verdict`, and :class:`CoherenceUnitJudge` is the table as a
 :class:`~longform_evals.judges.unit_judge.UnitJudge` (the judge-agreement scorer asks it).
 
-To add a coherence judge: one module in `judges/` with its call site, one entry here, its
-mode in `vocabulary.ScorerMode`.
+To add a coherence judge: one module in `judges/` with its call site and one entry here; its
+name is then a mode of the BooookScore and judge-agreement scorers, of their tasks'
+`judge_mode` / `mode`, of a plan's `judge.mode` and of `longform judge-card --mode`
+(:func:`coherence_modes`).
 """
 
 from __future__ import annotations
@@ -46,14 +48,29 @@ __all__ = [
     "CoherenceJudge",
     "CoherenceJudging",
     "CoherenceUnitJudge",
+    "coherence_modes",
     "resolve_mode",
     "unit_verdict",
 ]
 
 
-def resolve_mode(
-    mode: ScorerMode, model: Model
-) -> Literal["sentence", "batched", "probe", "fitted"]:
+def coherence_modes() -> tuple[str, ...]:
+    """Every mode a coherence judge may be asked in: `auto` and each judge of the table."""
+    return ("auto", *COHERENCE_JUDGES)
+
+
+def check_mode(mode: str) -> str:
+    """``mode`` if it is one of :func:`coherence_modes`.
+
+    Raises:
+        ValueError: naming the mode and the known ones.
+    """
+    if mode not in coherence_modes():
+        raise ValueError(f"unknown mode {mode!r}; expected one of {', '.join(coherence_modes())}")
+    return mode
+
+
+def resolve_mode(mode: ScorerMode, model: Model) -> str:
     """`auto`: log-probability probes for embedded local judges (or a replay of one), the
     paper's method otherwise. The `fitted` judge is not chosen by `auto`: it agrees better with
     people's labels but does not react to a single planted error (docs/judges.md)."""
@@ -91,10 +108,7 @@ class CoherenceJudging:
     def __post_init__(self) -> None:
         if self.layout not in get_args(SentenceLayout):
             raise ValueError(f"unknown layout {self.layout!r}; expected 'numbered' or 'quoted'")
-        if self.mode not in get_args(ScorerMode):
-            raise ValueError(
-                f"unknown mode {self.mode!r}; expected one of {', '.join(get_args(ScorerMode))}"
-            )
+        check_mode(self.mode)
 
     @classmethod
     def of(cls, value: CoherenceJudging | Mapping[str, Any] | None) -> CoherenceJudging:

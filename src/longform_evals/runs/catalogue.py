@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from longform_evals.judges.coherence_judges import check_mode
 from longform_evals.tasks.arguments import PATH_PARAMETERS, checked_values
 from longform_evals.tasks.card import TaskCard
 from longform_evals.tasks.cards import TASK_CARDS
@@ -34,6 +35,8 @@ def check_task_args(task: str, args: Mapping[str, Any], base: Path) -> dict[str,
     known = entry.strategies
     if strategy is not None and known is not None and str(strategy) not in known:
         raise ValueError(f"unknown strategy {strategy!r}; known: {', '.join(known)}")
+    if entry.judge_mode and args.get("judge_mode") is not None:
+        check_mode(str(args["judge_mode"]))
     resolved = dict(args)
     for name in PATH_PARAMETERS:
         value = resolved.get(name)

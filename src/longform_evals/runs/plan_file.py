@@ -19,6 +19,7 @@ from typing import Any
 
 import yaml
 
+from longform_evals.judges.coherence_judges import coherence_modes
 from longform_evals.runs.catalogue import TASKS, check_task_args
 
 SELF = "self"
@@ -305,6 +306,8 @@ def _judge(value: Any, fail: Any) -> Judge:
         if not isinstance(model, str):
             raise fail("`judge.model` must be a model name or `self`")
         mode = value.get("mode")
+        if mode is not None and str(mode) not in coherence_modes():
+            raise fail(f"`judge.mode` = {mode!r}: use one of {', '.join(coherence_modes())}")
         return Judge(
             None if model == SELF else model,
             None if mode is None else str(mode),
