@@ -213,27 +213,30 @@ def _articles(path: Path) -> dict[str, str]:
     return out
 
 
-def _binary(value: str, where: str, column: str) -> int | None:
+def _cell_number(value: str, invalid: float) -> float | None:
+    """The number in a cell: None when it is empty, ``invalid`` when it is not a number."""
     text = value.strip()
     if not text:
         return None
     try:
-        number = float(text)
+        return float(text)
     except ValueError:
-        number = -1.0
+        return invalid
+
+
+def _binary(value: str, where: str, column: str) -> int | None:
+    number = _cell_number(value, -1.0)
+    if number is None:
+        return None
     if number not in (0.0, 1.0):
         raise DataError(f"{where}: {column} = {value!r}, expected 0, 1 or empty")
     return int(number)
 
 
 def _rank(value: str, where: str, column: str) -> float | None:
-    text = value.strip()
-    if not text:
+    number = _cell_number(value, 0.0)
+    if number is None:
         return None
-    try:
-        number = float(text)
-    except ValueError:
-        number = 0.0
     if not (number.is_integer() and 1 <= number <= len(SYSTEM_COLUMNS)):
         raise DataError(
             f"{where}: {column} = {value!r}, expected a rank 1..{len(SYSTEM_COLUMNS)} or empty"
