@@ -56,13 +56,8 @@ async def _answer_from(run: ReadingRun, pages: DocumentPages, chosen: list[int])
 
 
 def _run(state: TaskState, strategy: str, settings: ReadingSettings) -> ReadingRun:
-    return ReadingRun(
-        state,
-        strategy,
-        temperature=settings.temperature,
-        answer_max_tokens=settings.answer_max_tokens,
-        prompts_dir=settings.prompts_dir,
-        cache=settings.cache,
+    return ReadingRun.answering(
+        state, strategy, settings, prompts_dir=settings.prompts_dir, cache=settings.cache
     )
 
 

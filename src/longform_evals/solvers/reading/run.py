@@ -142,6 +142,26 @@ class ReadingRun:
         # Stored at once and filled in place, so a failed sample shows how far it got.
         state.metadata["reading"] = self.info
 
+    @classmethod
+    def answering(
+        cls,
+        state: TaskState,
+        strategy: str,
+        answer: ReadingSettings,
+        *,
+        prompts_dir: str | None,
+        cache: bool,
+    ) -> ReadingRun:
+        """A run that answers with ``answer``'s temperature and token limit."""
+        return cls(
+            state,
+            strategy,
+            temperature=answer.temperature,
+            answer_max_tokens=answer.answer_max_tokens,
+            prompts_dir=prompts_dir,
+            cache=cache,
+        )
+
     @property
     def task(self) -> str:
         """The question, with its options for a multiple-choice sample (look-up prompts)."""
@@ -256,13 +276,8 @@ async def paged_run(
     state: TaskState, strategy: str, settings: MemorySettings, answer: ReadingSettings
 ) -> tuple[ReadingRun, DocumentPages]:
     """The question's run, with the document's pages (made or reused) charged to it."""
-    run = ReadingRun(
-        state,
-        strategy,
-        temperature=answer.temperature,
-        answer_max_tokens=answer.answer_max_tokens,
-        prompts_dir=settings.prompts_dir,
-        cache=settings.cache,
+    run = ReadingRun.answering(
+        state, strategy, answer, prompts_dir=settings.prompts_dir, cache=settings.cache
     )
     pages = await document_pages(run.model, run.document, state.metadata, state.epoch, settings)
     run.use_pages(pages)
