@@ -101,7 +101,7 @@ def _sample(summary_id: str) -> Sample:
 def _score(suite: Suite, texts: Sequence[tuple[str, str]]) -> list[Score]:
     """BooookScore of each (id, summary text), with the checks' judge; Inspect's cache off, so
     every verdict comes from the judge (or the recording)."""
-    scorer = booookscore(CoherenceJudging(mode=suite.mode, cache=False))  # type: ignore[arg-type]
+    scorer = booookscore(CoherenceJudging(mode=suite.mode, cache=False))
     return score_judged(scorer, [(_sample(i), t) for i, t in texts])
 
 
