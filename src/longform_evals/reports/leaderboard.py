@@ -132,14 +132,17 @@ class Leaderboard:
 def _sample_facts(sample: EvalSample) -> dict[str, Any]:
     """What the leaderboard needs of one full sample, as JSON."""
     scores = {}
-    judge = None
+    judges: list[str] = []
     mode = None
     cards = []
     for name, score in (sample.scores or {}).items():
         value = score.value
         scores[name.split("/")[-1]] = value if isinstance(value, dict) else {"value": value}
         meta = score.metadata or {}
-        judge = judge or meta.get("judge")
+        # the model (or classifier) that judged, as each judged scorer records it
+        used = meta.get("judge") or meta.get("grader")
+        if isinstance(used, str) and used and used not in judges:
+            judges.append(used)
         mode = mode or meta.get("mode")
         if CARD_METADATA in meta:
             cards.append(meta[CARD_METADATA])
@@ -157,7 +160,7 @@ def _sample_facts(sample: EvalSample) -> dict[str, Any]:
             usage["cache_read"] += sign * (u.input_tokens_cache_read or 0)
     return {
         "scores": scores,
-        "judge": judge,
+        "judges": judges,
         "mode": mode,
         "judge_cards": cards,
         "error": sample.error.message if sample.error else None,
@@ -422,11 +425,17 @@ def _row(key: tuple[str, str, str | None], ev: Mapping[str, Any], frame: Any) ->
     # meta-evaluation task's evaluated model is the judge under study.
     card = TASK_CARDS[task]
     judged = card.judged(ev["args"])
-    self_judged = judged and card.graded and grader in (None, model)
-    judge = (grader or f"{model} (self)") if judged and card.graded else None
-    if judged and card.judged_by == "evaluated":
-        judge = grader or model
     facts = [(f"{r['id']}#{r['epoch']}", _loads(r["facts"]) or {}) for _, r in frame.iterrows()]
+    # The judges the scorers recorded win over the role: a scorer given `model=` judges with
+    # that model whatever the grader role holds.
+    used = sorted({str(j) for _, f in facts for j in f.get("judges") or ()})
+    actual = ", ".join(used) if used else grader
+    self_judged = judged and card.graded and (model in used if used else grader in (None, model))
+    judge = (actual or f"{model} (self)") if judged and card.graded else None
+    if self_judged and used == [model]:
+        judge = f"{model} (self)"
+    if judged and card.judged_by == "evaluated":
+        judge = actual or model
     modes = {str(f["mode"]) for _, f in facts if f.get("mode")}
     mode = next(iter(modes)) if len(modes) == 1 else (", ".join(sorted(modes)) or None)
     errors = [f for _, f in facts if f.get("error")]
@@ -447,7 +456,7 @@ def _row(key: tuple[str, str, str | None], ev: Mapping[str, Any], frame: Any) ->
         task=task,
         judge=judge,
         judge_mode=mode or ev["args"].get("judge_mode"),
-        judge_quality=judge_quality(task, grader or model, mode),
+        judge_quality=judge_quality(task, used[0] if len(used) == 1 else grader or model, mode),
         self_judged=self_judged,
         judge_card=judge_card_text(task, cards, recorded),
         judge_card_names=cards,
