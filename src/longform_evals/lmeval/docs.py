@@ -31,8 +31,9 @@ from longform_evals.lmeval.catalogue import (
     task_spec,
 )
 from longform_evals.prompts.loader import load_prompt
-from longform_evals.solvers.common.summary_limits import word_limit
-from longform_evals.solvers.reading.run import format_options
+from longform_evals.solvers.reading.run import answer_prompt
+from longform_evals.solvers.settings import SummarySettings
+from longform_evals.solvers.summarize.full_context import one_call_prompt
 
 JUDGE_ENV = "LONGFORM_JUDGE"
 """Environment variable naming the judge when the task metadata does not."""
@@ -117,33 +118,34 @@ def _default(spec: TaskSpec, name: str) -> Any:
     return inspect.signature(spec.factory).parameters[name].default
 
 
-def one_call_prompt(task: str, args: Mapping[str, Any], sample: Sample) -> str:
+def _focused(spec: TaskSpec, args: Mapping[str, Any]) -> bool:
+    """A task with a `focus` parameter (SQuALITY) asks its question in the prompt."""
+    return "focus" in spec.parameters() and bool(args.get("focus", _default(spec, "focus")))
+
+
+def _summary_settings(spec: TaskSpec, args: Mapping[str, Any]) -> SummarySettings:
+    """The summary length and templates the task gives its strategy."""
+    length = "target_words" if "target_words" in spec.parameters() else "max_summary_tokens"
+    return SummarySettings(
+        **{length: int(args.get(length, _default(spec, length)))},
+        prompts_dir=args.get("prompts_dir"),
+        question_key="question" if _focused(spec, args) else None,
+    )
+
+
+def plain_prompt(task: str, args: Mapping[str, Any], sample: Sample) -> str:
     """The prompt a plain lm-eval model answers in one call."""
     spec = task_spec(task)
     meta = sample.metadata or {}
+    prompts_dir = args.get("prompts_dir")
     if spec.family == "reading":
-        fields: dict[str, object] = {"context": meta["document"], "question": meta["question"]}
-        if sample.choices:
-            fields["options"] = format_options(list(sample.choices))
-        name = "answer_choice" if sample.choices else "answer_free"
-        return load_prompt("read_agent", name, args.get("prompts_dir")).render(fields)
+        # what every reading strategy asks, here on the whole document
+        choices = [str(c) for c in sample.choices or []]
+        return answer_prompt(meta["question"], choices, meta["document"], prompts_dir)
     if spec.family == "summary":
-        if "target_words" in spec.parameters():
-            limit = int(args.get("target_words", _default(spec, "target_words")))
-        else:
-            limit = word_limit(
-                int(args.get("max_summary_tokens", _default(spec, "max_summary_tokens")))
-            )
-        # A task with a `focus` parameter (SQuALITY) asks its question in the prompt.
-        focused = "focus" in spec.parameters() and bool(args.get("focus", _default(spec, "focus")))
-        values: dict[str, object] = {
-            "text": meta.get("document") or sample.input,
-            "word_limit": limit,
-        }
-        if focused:
-            values["question"] = meta["question"]
-        method = "summarize_focused" if focused else "summarize"
-        return load_prompt(method, "full", args.get("prompts_dir")).render(values)
+        question = meta.get("question") if _focused(spec, args) else None
+        document = str(meta.get("document") or sample.input)
+        return one_call_prompt(_summary_settings(spec, args), document, question)
     documents = "\n\n".join(str(d) for d in meta.get("documents") or [])
     return load_prompt("lmeval", "judge_summary").render(
         documents=documents, summary=meta.get("summary", "")
@@ -157,7 +159,7 @@ def _gold(sample: Sample) -> int:
 
 def make_doc(task: str, args: Mapping[str, Any], judge: str, sample: Sample) -> dict[str, Any]:
     """The lm-eval document of one Inspect sample."""
-    prompt = one_call_prompt(task, args, sample)
+    prompt = plain_prompt(task, args, sample)
     choices = list(sample.choices or [])
     return {
         "task": task,

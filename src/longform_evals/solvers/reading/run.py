@@ -71,6 +71,25 @@ def question_of(state: TaskState) -> str:
     return question if isinstance(question, str) and question.strip() else state.input_text
 
 
+def answer_prompt(
+    question: str,
+    options: list[str],
+    text: str,
+    prompts_dir: str | None = None,
+    follow_up: bool = False,
+) -> str:
+    """The answer prompt of every reading strategy: ``text`` (the context, or after a look-up
+    the ``follow_up`` turn's pages), the question and its ``options`` (none: a free-form
+    answer). lm-eval's plain models are asked with it, on the whole document."""
+    kind = "answer_choice" if options else "answer_free"
+    template = load_prompt("read_agent", kind + ("_pages" if follow_up else ""), prompts_dir)
+    # The `_pages` templates name their text `pages`, the others `context`.
+    fields: dict[str, object] = {"pages" if follow_up else "context": text, "question": question}
+    if options:
+        fields["options"] = format_options(options)
+    return template.render(fields)
+
+
 def format_options(options: list[str]) -> str:
     """Options as lines ``(A) text``, ``(B) text``, ...
 
@@ -240,26 +259,15 @@ class ReadingRun:
 
     async def answer(self, context: str, context_words: int) -> TaskState:
         """Answer the question from ``context`` and fill in the final numbers."""
-        return await self._answer("", context, context_words, follow_up=False)
+        return await self._answer(context, context_words, follow_up=False)
 
     async def answer_follow_up(self, pages: str, context_words: int) -> TaskState:
         """Answer in a new turn after the look-up, showing only the ``pages`` asked for (the
         memory is the look-up prompt, earlier in the conversation)."""
-        return await self._answer("_pages", pages, context_words, follow_up=True)
+        return await self._answer(pages, context_words, follow_up=True)
 
-    async def _answer(
-        self, suffix: str, text: str, context_words: int, *, follow_up: bool
-    ) -> TaskState:
-        # The `_pages` templates name their text `pages`, the others `context`.
-        kind = "answer_choice" if self.options else "answer_free"
-        template = load_prompt("read_agent", kind + suffix, self.prompts_dir)
-        fields: dict[str, object] = {
-            "pages" if follow_up else "context": text,
-            "question": self.question,
-        }
-        if self.options:
-            fields["options"] = format_options(self.options)
-        prompt = template.render(fields)
+    async def _answer(self, text: str, context_words: int, *, follow_up: bool) -> TaskState:
+        prompt = answer_prompt(self.question, self.options, text, self.prompts_dir, follow_up)
         await self.ask("answer", prompt, context_words, self.answer_max_tokens, follow_up=follow_up)
         return self._finish()
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from longform_evals.prompts import PromptTemplate
+from longform_evals.solvers.common.question_focus import QUESTION_FIELD, Focus
 from longform_evals.solvers.common.recording import SummaryRun, document_of
 from longform_evals.solvers.common.summary_limits import SAFETY_TOKENS, word_limit
 from longform_evals.solvers.common.truncation import TruncationPolicy, truncate_to_budget
@@ -12,9 +13,19 @@ from longform_evals.solvers.settings import SummarySettings
 from longform_evals.solvers.summarize.setup import summarizer
 from longform_evals.text import TokenizerLike, get_tokenizer
 
-__all__ = ["full_context"]
+__all__ = ["full_context", "one_call_prompt"]
 
 _POLICIES = ("first", "last", "middle")
+
+
+def one_call_prompt(settings: SummarySettings, document: str, question: str | None = None) -> str:
+    """The prompt :func:`full_context` sends first for ``document`` when it fits the window
+    (the plain template, or the focused one with ``question`` when the settings name a
+    question key); lm-eval's plain models are asked with it."""
+    template = Focus(settings.question_key).load("summarize", "full", settings.prompts_dir)
+    if question is not None and QUESTION_FIELD in template.fields:
+        template = template.fill(**{QUESTION_FIELD: question})
+    return template.render(text=document, word_limit=word_limit(settings.summary_tokens))
 
 
 @solver
