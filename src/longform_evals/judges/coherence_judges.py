@@ -21,8 +21,8 @@ name is then a mode of the BooookScore and judge-agreement scorers, of their tas
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import asdict, dataclass, fields
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
 from inspect_ai.model import Model
@@ -38,6 +38,7 @@ from longform_evals.judges.coherence import (
 from longform_evals.judges.coherence_fitted import fitted_summary, load_fitted
 from longform_evals.judges.coherence_probe import ProbeSettings, probe_summary, thresholds_for
 from longform_evals.judges.health import announce_uncalibrated, note_readings
+from longform_evals.judges.logged_fields import LoggedFields
 from longform_evals.judges.unit_judge import JudgedUnits, UnitVerdict
 from longform_evals.models.grader import GRADER_ROLE, grader_model
 from longform_evals.models.replay import stands_for
@@ -80,7 +81,7 @@ def resolve_mode(mode: ScorerMode, model: Model) -> str:
 
 
 @dataclass(frozen=True)
-class CoherenceJudging:
+class CoherenceJudging(LoggedFields):
     """How a scorer asks its coherence judge: the judge object the BooookScore scorer takes,
     checked, applied to sentences through the judge of :data:`COHERENCE_JUDGES` its mode
     names.
@@ -105,33 +106,12 @@ class CoherenceJudging:
     threshold: float | None = None
     layout: SentenceLayout = "quoted"
 
+    FIELDS_NAME = "coherence judge fields"
+
     def __post_init__(self) -> None:
         if self.layout not in get_args(SentenceLayout):
             raise ValueError(f"unknown layout {self.layout!r}; expected 'numbered' or 'quoted'")
         check_mode(self.mode)
-
-    @classmethod
-    def of(cls, value: CoherenceJudging | Mapping[str, Any] | None) -> CoherenceJudging:
-        """The judge from a judge, a mapping of its fields (as an eval log records it, so
-        `inspect score LOG` rebuilds it), or None (the defaults).
-
-        Raises:
-            ValueError: for a mapping key that is not a field, or a value the fields refuse.
-        """
-        if value is None:
-            return cls()
-        if isinstance(value, CoherenceJudging):
-            return value
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(value) - known)
-        if unknown:
-            raise ValueError(f"unknown coherence judge fields {unknown}; known: {sorted(known)}")
-        return cls(**value)
-
-    def _repr_params_(self) -> dict[str, Any]:
-        """The judge as a mapping: what an eval log records for a scorer that takes it
-        (Inspect calls this on scorer arguments)."""
-        return asdict(self)
 
     async def judge(
         self, judge: Model, sentences: list[str]
