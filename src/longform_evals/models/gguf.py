@@ -30,17 +30,13 @@ from inspect_ai.model import (
     GenerateConfig,
     Logprob,
     Logprobs,
-    ModelAPI,
     ModelCall,
     ModelOutput,
-    ModelUsage,
     StopReason,
     TopLogprob,
 )
 from inspect_ai.model._model_output import ChatCompletionChoice
-from inspect_ai.tool import ToolChoice, ToolInfo
 
-from longform_evals.inspect_private import readable_error
 from longform_evals.models.gguf_files import (
     MODELS,
     ModelFileError,
@@ -50,6 +46,7 @@ from longform_evals.models.gguf_files import (
     resolve_model_file,
     verify_file,
 )
+from longform_evals.models.local_api import MessagesModelAPI, token_usage
 from longform_evals.models.threads import default_threads
 
 DEFAULT_N_CTX = 16384
@@ -139,7 +136,7 @@ def _as_bool(value: object) -> bool:
     return bool(value)
 
 
-class GGUFModelAPI(ModelAPI):
+class GGUFModelAPI(MessagesModelAPI):
     """Inspect ModelAPI over an in-process llama.cpp engine.
 
     Model args (`-M key=value`):
@@ -157,19 +154,8 @@ class GGUFModelAPI(ModelAPI):
         verbose: let llama.cpp log to stderr.
     """
 
-    def __init__(
-        self,
-        model_name: str,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        config: GenerateConfig = GenerateConfig(),
-        **model_args: Any,
-    ) -> None:
-        super().__init__(model_name=model_name, base_url=base_url, api_key=api_key, config=config)
-        try:
-            self._configure(model_name, dict(model_args))
-        except (ValueError, ModelFileError) as exc:  # a message for Inspect to print alone
-            raise readable_error(exc, str(exc)) from None
+    readable_errors = (ValueError, ModelFileError)
+    tools_refused = "the gguf provider does not support tool calling"
 
     def _configure(self, model_name: str, args: dict[str, Any]) -> None:
         """Read the model args, find and check the model file, and load its engine."""
@@ -244,15 +230,9 @@ class GGUFModelAPI(ModelAPI):
 
         return count_tokens(text, self._tokenizer_name)
 
-    async def generate(
-        self,
-        input: list[ChatMessage],
-        tools: list[ToolInfo],
-        tool_choice: ToolChoice,
-        config: GenerateConfig,
+    async def _answer(
+        self, input: list[ChatMessage], config: GenerateConfig
     ) -> tuple[ModelOutput | Exception, ModelCall]:
-        if tools:
-            raise ValueError("the gguf provider does not support tool calling")
         request = self._request(input, config)
         start = time.monotonic()
         response = await anyio.to_thread.run_sync(self.engine.chat, request)
@@ -333,12 +313,7 @@ class GGUFModelAPI(ModelAPI):
                     logprobs=_logprobs(choice.get("logprobs")),
                 )
             ],
-            usage=ModelUsage(
-                input_tokens=prompt_tokens - cached,
-                output_tokens=output_tokens,
-                total_tokens=prompt_tokens + output_tokens,
-                input_tokens_cache_read=cached,
-            ),
+            usage=token_usage(prompt_tokens - cached, output_tokens, cache_read=cached),
             input_context_tokens=prompt_tokens,
             time=elapsed,
             metadata={"timings": response.get("timings", {})},

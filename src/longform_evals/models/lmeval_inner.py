@@ -17,16 +17,9 @@ import threading
 from typing import Any
 
 import anyio
-from inspect_ai.model import (
-    ChatMessage,
-    GenerateConfig,
-    ModelAPI,
-    ModelCall,
-    ModelOutput,
-    ModelUsage,
-)
-from inspect_ai.tool import ToolChoice, ToolInfo
+from inspect_ai.model import ChatMessage, GenerateConfig, ModelCall, ModelOutput
 
+from longform_evals.models.local_api import MessagesModelAPI, text_output
 from longform_evals.text.tokens import get_tokenizer
 
 DEFAULT_MAX_TOKENS = 512
@@ -68,22 +61,13 @@ def _count(lm: Any, text: str) -> int:
     return get_tokenizer().count(text)
 
 
-class LmEvalModelAPI(ModelAPI):
-    """An attached lm-eval LM seen as an Inspect model (see the module docstring)."""
+class LmEvalModelAPI(MessagesModelAPI):
+    """An attached lm-eval LM seen as an Inspect model (see the module docstring); tools
+    offered to it are ignored."""
 
-    def __init__(
-        self,
-        model_name: str,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        config: GenerateConfig = GenerateConfig(),
-        **model_args: Any,
-    ) -> None:
-        super().__init__(model_name, base_url, api_key, [], config)
-        if model_args:
-            raise ValueError(
-                f"lmeval/{model_name}: takes no model arguments, got {sorted(model_args)}"
-            )
+    def _configure(self, model_name: str, args: dict[str, Any]) -> None:
+        if args:
+            raise ValueError(f"lmeval/{model_name}: takes no model arguments, got {sorted(args)}")
         with _LOCK:
             attached = _ATTACHED.get(model_name)
         if attached is None:
@@ -105,12 +89,8 @@ class LmEvalModelAPI(ModelAPI):
             [text] = self._lm.generate_until([request])
         return str(text)
 
-    async def generate(
-        self,
-        input: list[ChatMessage],
-        tools: list[ToolInfo],
-        tool_choice: ToolChoice,
-        config: GenerateConfig,
+    async def _answer(
+        self, input: list[ChatMessage], config: GenerateConfig
     ) -> tuple[ModelOutput, ModelCall]:
         prompt = _prompt(self._lm, input, self._chat_template)
         gen_kwargs: dict[str, Any] = {
@@ -121,12 +101,8 @@ class LmEvalModelAPI(ModelAPI):
             gen_kwargs["temperature"] = config.temperature
             gen_kwargs["do_sample"] = config.temperature > 0
         text = await anyio.to_thread.run_sync(self._generate, prompt, gen_kwargs)
-        output = ModelOutput.from_content(model=self.model_name, content=text)
-        input_tokens, output_tokens = _count(self._lm, prompt), _count(self._lm, text)
-        output.usage = ModelUsage(
-            input_tokens=input_tokens,
-            output_tokens=output_tokens,
-            total_tokens=input_tokens + output_tokens,
+        output = text_output(
+            self.model_name, text, _count(self._lm, prompt), _count(self._lm, text)
         )
         request = {"prompt": prompt, "gen_kwargs": gen_kwargs}
         return output, ModelCall.create(request, {"completion": text})

@@ -5,32 +5,32 @@ The factories import their implementations lazily so that registering them costs
 and a missing optional extra only matters when the provider is actually used.
 """
 
+from importlib import import_module
+
 from inspect_ai.model import ModelAPI, modelapi
 
-
-@modelapi(name="gguf")
-def gguf() -> type[ModelAPI]:
-    from longform_evals.models.gguf import GGUFModelAPI
-
-    return GGUFModelAPI
-
-
-@modelapi(name="scripted")
-def scripted() -> type[ModelAPI]:
-    from longform_evals.models.scripted import ScriptedModelAPI
-
-    return ScriptedModelAPI
+PROVIDERS: dict[str, str] = {
+    "gguf": "longform_evals.models.gguf:GGUFModelAPI",
+    "scripted": "longform_evals.models.scripted:ScriptedModelAPI",
+    "replay": "longform_evals.models.replay:ReplayModelAPI",
+    "lmeval": "longform_evals.models.lmeval_inner:LmEvalModelAPI",
+}
+"""Each provider's name and its class (`module:class`, imported on the provider's first use)."""
 
 
-@modelapi(name="replay")
-def replay() -> type[ModelAPI]:
-    from longform_evals.models.replay import ReplayModelAPI
+def provider_class(name: str) -> type[ModelAPI]:
+    """The class of the provider `name` (a key of :data:`PROVIDERS`), importing its module."""
+    module, _, cls = PROVIDERS[name].partition(":")
+    found: type[ModelAPI] = getattr(import_module(module), cls)
+    return found
 
-    return ReplayModelAPI
+
+def _register(name: str) -> type[ModelAPI]:
+    """Register the provider `name` with Inspect, its class imported when first used."""
+    return modelapi(name=name)(lambda: provider_class(name))
 
 
-@modelapi(name="lmeval")
-def lmeval() -> type[ModelAPI]:
-    from longform_evals.models.lmeval_inner import LmEvalModelAPI
-
-    return LmEvalModelAPI
+gguf = _register("gguf")
+scripted = _register("scripted")
+replay = _register("replay")
+lmeval = _register("lmeval")

@@ -72,7 +72,6 @@ from inspect_ai.model import (
     ChatMessageUser,
     GenerateConfig,
     Model,
-    ModelAPI,
     ModelCall,
     ModelOutput,
     get_model,
@@ -82,6 +81,7 @@ from pydantic import ValidationError
 
 import longform_evals
 from longform_evals.models.gguf_files import packaged_equivalent
+from longform_evals.models.local_api import LocalModelAPI
 
 __all__ = [
     "KEY_SETTINGS",
@@ -324,22 +324,14 @@ def _record_args(value: object) -> dict[str, Any]:
     return dict(value)
 
 
-class ReplayModelAPI(ModelAPI):
+class ReplayModelAPI(LocalModelAPI):
     """Answers from a recording, recording misses from another model when asked to.
 
     See the module docstring for the model args, the key and the file format.
     """
 
-    def __init__(
-        self,
-        model_name: str,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        config: GenerateConfig = GenerateConfig(),
-        **model_args: Any,
-    ) -> None:
-        super().__init__(model_name, base_url, api_key, [], config)
-        args = dict(model_args)
+    def _configure(self, model_name: str, args: dict[str, Any]) -> None:
+        """Read the model args (module docstring) and load the recording."""
         path_arg = args.pop("path", None)
         record = args.pop("record", None)
         record_args = _record_args(args.pop("record_args", None))
@@ -406,7 +398,8 @@ class ReplayModelAPI(ModelAPI):
         config: GenerateConfig,
     ) -> tuple[ModelOutput, ModelCall]:
         """The recorded output of this call (module docstring), recording it on a miss when
-        a `record` model is set."""
+        a `record` model is set. (Inspect's whole `generate`, not `MessagesModelAPI`'s: the
+        tools offered go into the key.)"""
         key, settings = call_key(input, tools, tool_choice, config)
         output = self.recording.outputs.get(key)
         source = "replayed"

@@ -100,14 +100,12 @@ from inspect_ai.model import (
     GenerateConfig,
     Logprob,
     Logprobs,
-    ModelAPI,
     ModelCall,
     ModelOutput,
-    ModelUsage,
     TopLogprob,
 )
-from inspect_ai.tool import ToolChoice, ToolInfo
 
+from longform_evals.models.local_api import MessagesModelAPI, text_output
 from longform_evals.models.scripted_rules import (
     Exhausted,
     ResponseFn,
@@ -203,45 +201,39 @@ def clear_recent_instances() -> None:
         _recent.clear()
 
 
-class ScriptedModelAPI(ModelAPI):
+class ScriptedModelAPI(MessagesModelAPI):
     """A deterministic Inspect model whose answers are chosen by regex rules.
 
-    See the module docstring for the rule format and generation behaviour.
+    See the module docstring for the rule format and generation behaviour, and
+    :meth:`_configure` for the model args (``ScriptedModelAPI("t", rules=...,
+    default_response=..., latency=...)``); ``base_url`` and ``api_key`` are ignored.
     """
 
-    def __init__(
-        self,
-        model_name: str,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        config: GenerateConfig = GenerateConfig(),
-        rules: object = None,
-        default_response: ResponseSpec | None = None,
-        latency: float = 0.0,
-        **model_args: Any,
-    ) -> None:
-        """Create a scripted model.
+    def _configure(self, model_name: str, args: dict[str, Any]) -> None:
+        """Read the model args.
 
         Args:
             model_name: The model name (the part after ``scripted/``).
-            base_url: Ignored.
-            api_key: Ignored.
-            config: The model's generation config.
-            rules: A sequence of rules (mappings, :class:`ScriptedRule` or
-                ``(pattern, response)`` tuples, optionally including one
-                ``{"default": ...}`` item), a ``{"rules": [...], "default": ...}``
-                mapping, the path of a JSON file holding either, or such JSON inline.
-            default_response: The response when no rule matches (giving a default both
-                here and in ``rules`` is an error). Not named ``default``, which
-                :func:`inspect_ai.model.get_model` would take for itself.
-            latency: Seconds each call waits (asynchronously) before answering, to stand
-                in for a remote model when measuring concurrency.
-            **model_args: Not accepted; any are reported as an error to catch typos.
+            args: The model args:
+
+                * ``rules``: A sequence of rules (mappings, :class:`ScriptedRule` or
+                  ``(pattern, response)`` tuples, optionally including one
+                  ``{"default": ...}`` item), a ``{"rules": [...], "default": ...}``
+                  mapping, the path of a JSON file holding either, or such JSON inline.
+                * ``default_response``: The response when no rule matches (giving a default
+                  both here and in ``rules`` is an error). Not named ``default``, which
+                  :func:`inspect_ai.model.get_model` would take for itself.
+                * ``latency``: Seconds each call waits (asynchronously) before answering, to
+                  stand in for a remote model when measuring concurrency (default 0).
+
+                No others are accepted; any are reported as an error to catch typos.
         """
-        super().__init__(model_name, base_url, api_key, [], config)
-        if model_args:
+        rules = args.pop("rules", None)
+        default_response = args.pop("default_response", None)
+        latency = args.pop("latency", 0.0)
+        if args:
             raise ScriptedModelError(
-                f"scripted model: unknown model argument(s) {sorted(model_args)}; "
+                f"scripted model: unknown model argument(s) {sorted(args)}; "
                 "accepted: 'rules', 'default_response', 'latency'"
             )
         try:
@@ -314,14 +306,11 @@ class ScriptedModelAPI(ModelAPI):
         """Count tokens as whitespace-separated words (never loads tiktoken)."""
         return count_words(text)
 
-    async def generate(
-        self,
-        input: list[ChatMessage],
-        tools: list[ToolInfo],
-        tool_choice: ToolChoice,
-        config: GenerateConfig,
+    async def _answer(
+        self, input: list[ChatMessage], config: GenerateConfig
     ) -> tuple[ModelOutput, ModelCall]:
-        """Answer ``input`` from the first matching rule (see the module docstring)."""
+        """Answer ``input`` from the first matching rule (see the module docstring); tools
+        are ignored."""
         if self._latency:
             await anyio.sleep(self._latency)
         texts = _conversation_texts(input)
@@ -329,20 +318,13 @@ class ScriptedModelAPI(ModelAPI):
             chosen, rule_index, match, index = self._choose(texts)
         raw = chosen.respond(texts[chosen.rule.where], match, index)
         text, stop_reason = _truncate(raw, config)
-        output = ModelOutput.from_content(
-            model=self.model_name, content=text, stop_reason=stop_reason
+        output = text_output(
+            self.model_name, text, count_words(texts["all"]), count_words(text), stop_reason
         )
         if config.logprobs or config.top_logprobs:
             output.choices[0].logprobs = _synth_logprobs(
                 text, config.top_logprobs, chosen.top_logprobs
             )
-        input_tokens = count_words(texts["all"])
-        output_tokens = count_words(text)
-        output.usage = ModelUsage(
-            input_tokens=input_tokens,
-            output_tokens=output_tokens,
-            total_tokens=input_tokens + output_tokens,
-        )
         call = ScriptedCall(
             prompt=texts["all"],
             last_user=texts["last_user"],
