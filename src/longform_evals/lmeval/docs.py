@@ -18,6 +18,7 @@ import inspect
 import json
 import os
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -125,12 +126,15 @@ def _focused(spec: TaskSpec, args: Mapping[str, Any]) -> bool:
 
 def _summary_settings(spec: TaskSpec, args: Mapping[str, Any]) -> SummarySettings:
     """The summary length and templates the task gives its strategy."""
-    length = "target_words" if "target_words" in spec.parameters() else "max_summary_tokens"
-    return SummarySettings(
-        **{length: int(args.get(length, _default(spec, length)))},
+    settings = SummarySettings(
         prompts_dir=args.get("prompts_dir"),
         question_key="question" if _focused(spec, args) else None,
     )
+    if "target_words" in spec.parameters():
+        words = int(args.get("target_words", _default(spec, "target_words")))
+        return replace(settings, target_words=words)
+    tokens = int(args.get("max_summary_tokens", _default(spec, "max_summary_tokens")))
+    return replace(settings, max_summary_tokens=tokens)
 
 
 def plain_prompt(task: str, args: Mapping[str, Any], sample: Sample) -> str:
