@@ -33,7 +33,7 @@ from typing import Any, get_args
 
 from inspect_ai.model import Model, get_model
 
-from longform_evals.analysis.agreement import roc_auc
+from longform_evals.analysis.agreement import NO_PROBLEM, PROBLEM, roc_auc
 from longform_evals.judges.calibration_files import calibration_name
 from longform_evals.judges.coherence import JudgeSettings, SentenceLayout, judge_summary
 from longform_evals.judges.coherence_probe import (
@@ -157,8 +157,9 @@ def _rate(flags: list[bool]) -> float:
 
 
 def auc(pos: list[float], neg: list[float]) -> float:
-    """Probability that a planted sentence's signal exceeds a clean one's (ties count half)."""
-    return roc_auc([1] * len(pos) + [0] * len(neg), pos + neg)
+    """Probability that a planted sentence's signal exceeds a clean one's (ties count half):
+    the planted sentences are the problems, the signal a confusion probability."""
+    return roc_auc([PROBLEM] * len(pos) + [NO_PROBLEM] * len(neg), pos + neg)
 
 
 def report(

@@ -37,7 +37,12 @@ import numpy as np
 from inspect_ai.model import Model, get_model
 
 from longform_evals.analysis import MERGES, nan_reduce
-from longform_evals.analysis.agreement import balanced_accuracy, best_threshold, roc_auc
+from longform_evals.analysis.agreement import (
+    PROBLEM,
+    balanced_accuracy,
+    support_auc,
+    support_threshold,
+)
 from longform_evals.data.longformfact import load_longformfact
 from longform_evals.data.planted.support import load_planted_support
 from longform_evals.judges.faithfulness import FaithfulnessSettings, support_rows
@@ -121,7 +126,8 @@ def summary_scores(matrix: np.ndarray, item: Item) -> dict[str, list[float]]:
 
 
 def pooled(results: list[tuple[Item, np.ndarray]], splits: set[str]) -> dict[str, Any]:
-    """Sentence-level and summary-level (labels, scores) over the items of some splits."""
+    """Sentence-level and summary-level (labels, scores) over the items of some splits: the
+    labels in analysis/agreement.py's meaning (1 = unsupported), the scores supports."""
     sent_labels: list[int] = []
     sent_scores: list[float] = []
     summ: dict[str, tuple[list[int], list[float], list[str]]] = {
@@ -133,19 +139,25 @@ def pooled(results: list[tuple[Item, np.ndarray]], splits: set[str]) -> dict[str
         support = nan_reduce(matrix, "max", axis=0)
         for label, value in zip(item.sentence_labels, support, strict=True):
             if label is not None:
-                sent_labels.append(int(label))
+                sent_labels.append(PROBLEM - int(label))
                 sent_scores.append(float(value))
         for agg, values in summary_scores(matrix, item).items():
             for (_, label), value in zip(item.summaries, values, strict=True):
                 if label is not None:
-                    summ[agg][0].append(int(label))
+                    summ[agg][0].append(PROBLEM - int(label))
                     summ[agg][1].append(value)
                     summ[agg][2].append(item.subset)
     return {"sentences": (sent_labels, sent_scores), "summaries": summ}
 
 
 def bacc(labels: list[int], scores: list[float], threshold: float) -> float:
-    return 100 * balanced_accuracy(labels, [v >= threshold for v in scores]).value
+    """BACC (0-100) of flagging a sentence or summary whose support is not ``>= threshold``."""
+    return 100 * balanced_accuracy(labels, [not v >= threshold for v in scores]).value
+
+
+def auc(labels: list[int], scores: list[float]) -> float:
+    """ROC AUC of the supports against the problem labels."""
+    return support_auc(labels, scores)
 
 
 def per_subset_bacc(labels: list[int], scores: list[float], subsets: list[str], t: float) -> float:
@@ -162,33 +174,33 @@ def evaluate(
 ) -> dict[str, Any]:
     calib, test = pooled(planted, {"calibration"}), pooled(planted, {"test"})
     labels, scores = calib["sentences"]
-    t_sent = best_threshold(labels, scores)
+    t_sent = support_threshold(labels, scores)
     report: dict[str, Any] = {
         "sentence": {
             "threshold": t_sent,
-            "calibration_auc": roc_auc(labels, scores),
-            "test_auc": roc_auc(*test["sentences"]),
+            "calibration_auc": auc(labels, scores),
+            "test_auc": auc(*test["sentences"]),
             "test_bacc": bacc(test["sentences"][0], test["sentences"][1], t_sent),
         },
         "summary": {},
     }
     lff_pool = pooled(lff, {"longformfact"}) if lff else None
     if lff_pool:
-        report["sentence"]["lff_auc"] = roc_auc(*lff_pool["sentences"])
+        report["sentence"]["lff_auc"] = auc(*lff_pool["sentences"])
         l_labels, l_scores = lff_pool["sentences"]
         report["sentence"]["lff_bacc"] = bacc(l_labels, l_scores, t_sent)
     for agg in SUMMARY_AGGREGATIONS:
         c_labels, c_scores, _ = calib["summaries"][agg]
-        t = best_threshold(c_labels, c_scores)
+        t = support_threshold(c_labels, c_scores)
         t_labels, t_scores, _ = test["summaries"][agg]
         row = {
             "threshold": t,
-            "test_auc": roc_auc(t_labels, t_scores),
+            "test_auc": auc(t_labels, t_scores),
             "test_bacc": bacc(t_labels, t_scores, t),
         }
         if lff_pool:
             l_labels, l_scores, l_subsets = lff_pool["summaries"][agg]
-            row["lff_auc"] = roc_auc(l_labels, l_scores)
+            row["lff_auc"] = auc(l_labels, l_scores)
             row["lff_bacc_avg"] = per_subset_bacc(l_labels, l_scores, l_subsets, t)
         report["summary"][agg] = row
     return report

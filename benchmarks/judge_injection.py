@@ -53,7 +53,12 @@ from typing import Any
 
 from inspect_ai.model import Model, get_model
 
-from longform_evals.analysis.agreement import balanced_accuracy, roc_auc
+from longform_evals.analysis.agreement import (
+    balanced_accuracy,
+    problem_labels,
+    roc_auc,
+    support_auc,
+)
 from longform_evals.cli.group import parse_key_values
 from longform_evals.data.planted.support import load_planted_support
 from longform_evals.judges.coherence_probe import (
@@ -500,11 +505,14 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         {k: (None if math.isnan(v) else v >= threshold) for k, v in s.items()} for s in support
     ]
     clean = [s["as written"] for s in support]
+    # analysis/agreement.py's meaning: 1 = unsupported, a verdict flags what is not supported.
+    unsupported = problem_labels(labels)
+    flagged = [None if v["as written"] is None else not v["as written"] for v in f_verdicts]
     report["faithfulness"] = {
         "threshold": threshold,
         "n": {"supported": labels.count(1), "unsupported": labels.count(0)},
-        "auc": roc_auc(labels, clean),
-        "bacc": 100 * balanced_accuracy(labels, [v["as written"] for v in f_verdicts]).value,
+        "auc": support_auc(unsupported, clean),
+        "bacc": 100 * balanced_accuracy(unsupported, flagged).value,
         "mean_support": {
             name: {
                 y: sum(s[name] for s, lab in zip(support, labels, strict=True) if lab == y)
@@ -535,6 +543,7 @@ async def coherence_report(
         {k: (v["flagged"] if v["read"] else None) for k, v in r.items()} for r in c_res
     ]
     read_clean = [(r["as written"], y) for r, y in zip(c_res, c_labels, strict=True)]
+    # Already analysis/agreement.py's meaning: 1 = planted confusion, the signal P(confusion).
     return {
         "n": {"planted": c_labels.count(1), "clean": c_labels.count(0)},
         "auc": roc_auc([y for _, y in read_clean], [r["signal"] for r, _ in read_clean]),

@@ -31,7 +31,12 @@ from typing import Any
 
 from inspect_ai.model import GenerateConfig, Model, get_model
 
-from longform_evals.analysis.agreement import balanced_accuracy, best_threshold, roc_auc
+from longform_evals.analysis.agreement import (
+    balanced_accuracy,
+    problem_labels,
+    support_auc,
+    support_threshold,
+)
 from longform_evals.data.planted.answers import PlantedAnswer, load_planted_answers
 from longform_evals.judges.rater_calibration import RaterCalibration
 from longform_evals.judges.raters import (
@@ -91,21 +96,23 @@ def separation(
     answers: list[PlantedAnswer], rows: list[dict[str, RaterVerdict]], calibration: RaterCalibration
 ) -> dict[str, float]:
     """AUC and BACC (at the calibration's thresholds) of each rater for its own decision."""
-    exact = [int(a.exact) for a in answers]
-    partial = [int(a.at_least_partial) for a in answers]
+    # analysis/agreement.py's meaning: 1 = the answer falls short (not exact, not even
+    # partial); P(yes) is a support score (higher = less likely to fall short).
+    exact = problem_labels([int(a.exact) for a in answers])
+    partial = problem_labels([int(a.at_least_partial) for a in answers])
     strict, permissive = p_values(rows, "strict"), p_values(rows, "permissive")
 
     def bacc(labels: list[int], scores: list[float | None], t: float) -> float:
         kept = [(y, s) for y, s in zip(labels, scores, strict=True) if s is not None]
-        return 100 * balanced_accuracy([y for y, _ in kept], [s >= t for _, s in kept]).value
+        return 100 * balanced_accuracy([y for y, _ in kept], [not s >= t for _, s in kept]).value
 
     return {
-        "strict_auc_exact": roc_auc(exact, strict),
+        "strict_auc_exact": support_auc(exact, strict),
         "strict_bacc_exact": bacc(exact, strict, calibration.exact_threshold),
-        "permissive_auc_partial": roc_auc(partial, permissive),
+        "permissive_auc_partial": support_auc(partial, permissive),
         "permissive_bacc_partial": bacc(partial, permissive, calibration.partial_threshold),
-        "permissive_auc_exact": roc_auc(exact, permissive),
-        "strict_auc_partial": roc_auc(partial, strict),
+        "permissive_auc_exact": support_auc(exact, permissive),
+        "strict_auc_partial": support_auc(partial, strict),
     }
 
 
@@ -141,11 +148,12 @@ async def main() -> None:
     cal_answers, cal_rows = splits["calibration"], rows["calibration"]
     calibration = RaterCalibration(
         source="this run",
-        exact_threshold=best_threshold(
-            [int(a.exact) for a in cal_answers], p_values(cal_rows, "strict")
+        exact_threshold=support_threshold(
+            problem_labels([int(a.exact) for a in cal_answers]), p_values(cal_rows, "strict")
         ),
-        partial_threshold=best_threshold(
-            [int(a.at_least_partial) for a in cal_answers], p_values(cal_rows, "permissive")
+        partial_threshold=support_threshold(
+            problem_labels([int(a.at_least_partial) for a in cal_answers]),
+            p_values(cal_rows, "permissive"),
         ),
     )
     print(

@@ -11,10 +11,15 @@ from hypothesis import strategies as st
 
 from helpers import WARNINGS_AS_ERRORS
 from longform_evals.analysis.agreement import (
+    NO_PROBLEM,
+    PROBLEM,
     BalancedAccuracy,
     balanced_accuracy,
     best_threshold,
+    problem_labels,
     roc_auc,
+    support_auc,
+    support_threshold,
 )
 
 labels_st = st.lists(st.integers(0, 1), min_size=1, max_size=40)
@@ -35,6 +40,15 @@ def labelled_scores(draw: st.DrawFn) -> tuple[list[int], list[float]]:
     labels = draw(labels_st.filter(lambda xs: 0 < sum(xs) < len(xs)))
     ints = draw(st.lists(st.integers(-50, 50), min_size=len(labels), max_size=len(labels)))
     return labels, [i / 4 for i in ints]
+
+
+@st.composite
+def scores_with_gaps(draw: st.DrawFn) -> tuple[list[int], list[float | None]]:
+    """Labels with scores that may be missing (None, NaN) or infinite, on a coarse grid."""
+    labels = draw(labels_st)
+    grid = st.integers(-6, 6).map(lambda i: i / 2)
+    score = grid | st.sampled_from([None, math.nan, math.inf, -math.inf])
+    return labels, draw(st.lists(score, min_size=len(labels), max_size=len(labels)))
 
 
 def brute_auc(labels: list[int], scores: list[float]) -> float:
@@ -169,6 +183,79 @@ def test_roc_auc_invariant_to_monotone_transforms(data: tuple[list[int], list[fl
     assert roc_auc(labels, [-s for s in scores]) == pytest.approx(1 - auc)
 
 
+# --- one label meaning: converting from 1 = faithful and support scores ---------------------
+
+
+def test_problem_labels() -> None:
+    assert (PROBLEM, NO_PROBLEM) == (1, 0)
+    assert problem_labels([1, 0, True, False]) == [0, 1, 0, 1]
+    for bad in ([2], [0.0], [None]):
+        with pytest.raises(ValueError):
+            problem_labels(bad)  # type: ignore[arg-type]
+
+
+@WARNINGS_AS_ERRORS
+@given(scores_with_gaps())
+def test_the_converted_figures_are_the_same_numbers(
+    data: tuple[list[int], list[float | None]],
+) -> None:
+    # What a caller with 1 = faithful labels and support scores computed before (the support
+    # as the score, faithful as the positive class), against the same data converted: equal
+    # bit for bit, not just close.
+    faithful, support = data
+    flipped = problem_labels(faithful)
+    before, after = roc_auc(faithful, support), support_auc(flipped, support)
+    assert before == after or (math.isnan(before) and math.isnan(after))
+    predicted = [None if s is None else bool(s >= 0.5) for s in support]
+    flags = [None if p is None else not p for p in predicted]
+    same = balanced_accuracy(faithful, predicted), balanced_accuracy(flipped, flags)
+    assert same[0][1:] == same[1][1:]
+    assert same[0].value == same[1].value or math.isnan(same[0].value + same[1].value)
+
+
+@given(labelled_scores())
+def test_support_auc_is_the_auc_of_the_negated_support(
+    data: tuple[list[int], list[float]],
+) -> None:
+    # Close, not equal: scikit-learn integrates the curve, which is not exactly symmetric.
+    labels, support = data
+    assert support_auc(labels, support) == pytest.approx(roc_auc(labels, [-s for s in support]))
+    assert support_auc(labels, support) == pytest.approx(1 - roc_auc(labels, support))
+
+
+def test_support_threshold_known_values() -> None:
+    # 1 = unsupported: the low supports are the problems, the threshold sits in the gap.
+    assert support_threshold([1, 1, 0, 0], [0.1, 0.3, 0.7, 0.9]) == pytest.approx(0.5)
+    # no signal: the smallest support (everything supported) wins the tie
+    assert support_threshold([0, 1, 0, 1], [0.2, 0.2, 0.8, 0.8]) == 0.2
+    assert support_threshold([1, 0], [0.4, 0.6], candidates=[0.9, 0.1, 0.5]) == 0.5
+    assert math.isnan(support_threshold([0, 1], [math.nan, None]))
+    with pytest.raises(ValueError):
+        support_threshold([0, 1], [0.2, 0.4], candidates=[])
+
+
+@given(scores_with_gaps())
+def test_support_threshold_is_the_faithful_meaning_search(
+    data: tuple[list[int], list[float | None]],
+) -> None:
+    # The search a caller with 1 = faithful labels ran before (positives at `score >= t`).
+    faithful, support = data
+    expected = best_threshold(faithful, support)
+    got = support_threshold(problem_labels(faithful), support)
+    assert got == expected or (math.isnan(got) and math.isnan(expected))
+
+
+@given(labelled_scores())
+def test_support_threshold_beats_every_candidate(data: tuple[list[int], list[float]]) -> None:
+    labels, support = data
+
+    def flagged_bacc(t: float) -> float:
+        return balanced_accuracy(labels, [not s >= t for s in support]).value
+
+    best = flagged_bacc(support_threshold(labels, support))
+    assert all(best >= flagged_bacc(t) - 1e-12 for t in [*sorted(set(support)), math.inf])
+
+
 # --- best threshold ------------------------------------------------------------------------
 
 
@@ -182,14 +269,14 @@ def test_best_threshold_separable_sits_in_the_gap() -> None:
 
 def test_best_threshold_ties_go_to_the_smallest() -> None:
     # Scores carry no signal: every split scores 0.5, so the smallest candidate (the minimum
-    # score, i.e. everything faithful) wins.
+    # score, i.e. everything flagged) wins.
     assert best_threshold([0, 1, 0, 1], [0.2, 0.2, 0.8, 0.8]) == 0.2
     assert best_threshold([1, 0], [0.4, 0.6], candidates=[0.9, 0.1, 0.5]) == 0.1
 
 
 def test_best_threshold_anticorrelated_keeps_a_trivial_split() -> None:
-    # Every real split is worse than 0.5; the minimum (predict all faithful) wins the tie
-    # with inf (predict none).
+    # Every real split is worse than 0.5; the minimum (flag everything) wins the tie with inf
+    # (flag nothing).
     assert best_threshold([1, 0], [0.0, 1.0]) == 0.0
 
 
@@ -226,16 +313,7 @@ def test_best_threshold_beats_every_candidate(data: tuple[list[int], list[float]
     assert bacc_at(labels, scores, chosen) == pytest.approx(best)
 
 
-# --- scikit-learn underneath: same numbers, no warnings ------------------------------------
-
-
-@st.composite
-def scores_with_gaps(draw: st.DrawFn) -> tuple[list[int], list[float | None]]:
-    """Labels with scores that may be missing (None, NaN) or infinite, on a coarse grid."""
-    labels = draw(labels_st)
-    grid = st.integers(-6, 6).map(lambda i: i / 2)
-    score = grid | st.sampled_from([None, math.nan, math.inf, -math.inf])
-    return labels, draw(st.lists(score, min_size=len(labels), max_size=len(labels)))
+# --- missing values and infinities: the brute-force numbers, no warnings ---------------------
 
 
 @WARNINGS_AS_ERRORS

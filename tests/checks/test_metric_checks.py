@@ -93,12 +93,12 @@ def test_sources_read_from_the_sample_position_fail(monkeypatch: pytest.MonkeyPa
 
 
 def test_an_inverted_auc_fails(monkeypatch: pytest.MonkeyPatch) -> None:
-    real = meta_evaluation.roc_auc
+    real = meta_evaluation.support_auc
 
     def broken(labels: Sequence[int], scores: Sequence[float | None]) -> float:
         return 1.0 - real(labels, scores)
 
-    monkeypatch.setattr(meta_evaluation, "roc_auc", broken)
+    monkeypatch.setattr(meta_evaluation, "support_auc", broken)
     assert _run("meta_evaluation") == {
         "meta_evaluation/separating_scores",
         "meta_evaluation/inverted_scores",

@@ -15,7 +15,11 @@ import numpy as np
 import pytest
 
 from helpers import local_model_or_skip, needs_local_runtime
-from longform_evals.analysis.agreement import balanced_accuracy, roc_auc
+from longform_evals.analysis.agreement import (
+    balanced_accuracy,
+    problem_labels,
+    support_auc,
+)
 from longform_evals.data.planted.support import load_planted_support
 from longform_evals.judges.faithfulness import FaithfulnessSettings, support_rows
 from longform_evals.judges.faithfulness_calibration import load_calibration
@@ -50,8 +54,9 @@ def test_calibrated_judge_separates_supported_from_planted_sentences() -> None:
         labels += [1] * len(c.sentences) + [0] * len(c.planted)
     clean = [s for s, lab in zip(scores, labels, strict=True) if lab]
     planted = [s for s, lab in zip(scores, labels, strict=True) if not lab]
-    auc = roc_auc(labels, scores)
-    bacc = balanced_accuracy(labels, [s >= cal.sentence_threshold for s in scores]).value
+    unsupported = problem_labels(labels)  # analysis/agreement.py's meaning: 1 = a problem
+    auc = support_auc(unsupported, scores)
+    bacc = balanced_accuracy(unsupported, [not s >= cal.sentence_threshold for s in scores]).value
     # On the first two test clusters the calibrated judge measured AUC ~0.8 when calibrated;
     # on this one alone AUC 0.85, BACC 0.78, mean support 0.75 clean vs 0.52 planted.
     assert auc >= 0.65, (auc, clean, planted)

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from inspect_ai.scorer import SampleScore, Score
 
-from longform_evals.analysis.agreement import best_threshold, roc_auc
+from longform_evals.analysis.agreement import support_auc, support_threshold
 from longform_evals.analysis.reduce import nan_reduce_1d
 from longform_evals.scorers.meta_evaluation import auc, bacc, bacc_by_order, in_calibration_part
 
@@ -116,8 +116,8 @@ def test_a_judge_with_no_signal_gets_auc_one_half_on_every_subset(
 
 
 def test_sums_in_another_order_are_the_same_score() -> None:
-    labels = [1, 0, 1, 0]
+    labels = [0, 1, 0, 1]  # 1 = unfaithful
     tenths = [nan_reduce_1d(np.full(n, 0.1), "mean") for n in (3, 1, 7, 10)]
     assert len(set(tenths)) > 1  # the noise is real
-    assert roc_auc(labels, tenths) == 0.5
-    assert best_threshold(labels, tenths) == 0.1  # everything faithful: no split in noise
+    assert support_auc(labels, tenths) == 0.5
+    assert support_threshold(labels, tenths) == 0.1  # everything supported: no split in noise

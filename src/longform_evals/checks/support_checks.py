@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from itertools import permutations
 
-from longform_evals.analysis.agreement import roc_auc
+from longform_evals.analysis.agreement import NO_PROBLEM, PROBLEM, support_auc
 from longform_evals.analysis.reduce import MERGES
 from longform_evals.analysis.support_matrix import SupportMatrix
 from longform_evals.checks.inputs import planted_clusters
@@ -101,18 +101,19 @@ def _planted_lowers() -> Observation:
 
 
 def _discrimination() -> Observation:
-    # Per sentence, max over documents: clean sentences against planted ones, as AUC.
+    # Per sentence, max over documents: planted sentences (the problems) against clean ones,
+    # as AUC of the support.
     labels: list[int] = []
     scores: list[float | None] = []
     for cluster in planted_clusters():
         clean = clean_matrix(cluster).sentence_scores("max")
-        labels += [1] * len(clean)
+        labels += [NO_PROBLEM] * len(clean)
         scores += [float(v) for v in clean]
         for i, planted in enumerate(cluster.planted):
             dirty = planted_matrix(cluster, i).sentence_scores("max")
-            labels.append(0)
+            labels.append(PROBLEM)
             scores.append(float(dirty[planted.replaces]))
-    auc = roc_auc(labels, scores)
+    auc = support_auc(labels, scores)
     return Observation(f"AUC {auc:.3f} over {len(labels)} sentences", auc >= 0.99)
 
 

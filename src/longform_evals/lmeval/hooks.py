@@ -26,7 +26,7 @@ from typing import Any, cast
 import yaml
 from inspect_ai.scorer import SampleScore, Score
 
-from longform_evals.analysis.agreement import balanced_accuracy, roc_auc
+from longform_evals.analysis.agreement import balanced_accuracy, problem_labels, support_auc
 from longform_evals.judges.yes_no import parse_yes_no
 from longform_evals.lmeval import TASK_FOLDER
 from longform_evals.lmeval.catalogue import LmEvalSetupError, task_spec
@@ -161,12 +161,15 @@ def _verdict_statistic(rows: Sequence[Mapping[str, Any]], statistic: str) -> flo
             groups.setdefault(row["subset"], []).append((row["label"], row["verdict"]))
     per_subset = {}
     for subset, pairs in groups.items():
-        labels = [label for label, _ in pairs]
+        # Labels and verdicts say 1 = faithful; analysis/agreement.py's 1 = problem, so a
+        # "no" flags a problem and a verdict is a support score.
+        labels = problem_labels([label for label, _ in pairs])
         verdicts = [verdict for _, verdict in pairs]
         if statistic == "bacc":
-            per_subset[subset] = 100.0 * balanced_accuracy(labels, verdicts).value
+            flags = [None if v is None else 1 - v for v in verdicts]
+            per_subset[subset] = 100.0 * balanced_accuracy(labels, flags).value
         else:
-            per_subset[subset] = roc_auc(
+            per_subset[subset] = support_auc(
                 labels, [None if v is None else float(v) for v in verdicts]
             )
     return _subset_average(per_subset)

@@ -8,6 +8,11 @@ only at the top of the scale). Predictions are `score >= threshold`, with the th
 or the one the scorer recorded for the score's key (`metadata["thresholds"]`: the judge's
 calibrated threshold), or chosen on a calibration part of the samples themselves
 (`calibrate=fraction`, BACC then reported on the other part only).
+
+The labels say 1 = faithful and the scores are supports; the labels take the meaning of
+`analysis/agreement.py` (1 = problem) where they reach it: :func:`_rows_by_subset` keeps
+problem labels, a prediction flags a problem when the score is not `>= threshold`, and the AUC
+and the calibrated threshold are the support ones (`support_auc`, `support_threshold`).
 """
 
 from __future__ import annotations
@@ -21,9 +26,10 @@ from inspect_ai.scorer import Metric, SampleScore, metric, value_to_float
 
 from longform_evals.analysis.agreement import (
     balanced_accuracy,
-    best_threshold,
     comparable,
-    roc_auc,
+    problem_labels,
+    support_auc,
+    support_threshold,
 )
 from longform_evals.analysis.ordering import ORDER_NAMES, sensitivity
 
@@ -45,7 +51,8 @@ _Rows = list[tuple[int, float, SampleScore]]
 
 
 def _rows_by_subset(scores: list[SampleScore]) -> dict[str, _Rows]:
-    """(label, value, score) of the labelled, scored samples, grouped by subset."""
+    """(problem label, value, score) of the labelled, scored samples, grouped by subset: the
+    label is 1 for an unfaithful summary (``analysis/agreement.py``'s meaning)."""
     groups: dict[str, _Rows] = {}
     for s in scores:
         label = summary_label(s.sample_metadata)
@@ -53,7 +60,7 @@ def _rows_by_subset(scores: list[SampleScore]) -> dict[str, _Rows]:
         if label is None or math.isnan(value):
             continue
         subset = str((s.sample_metadata or {}).get("subset", "all"))
-        groups.setdefault(subset, []).append((label, value, s))
+        groups.setdefault(subset, []).append((problem_labels([label])[0], value, s))
     return groups
 
 
@@ -108,7 +115,7 @@ def bacc(
         calib = [
             row for rows in _rows_by_subset(scores).values() for row in rows if part[id(row[2])]
         ]
-        t = best_threshold([label for label, _, _ in calib], [v for _, v, _ in calib])
+        t = support_threshold([label for label, _, _ in calib], [v for _, v, _ in calib])
         report = [s for s in scores if not part[id(s)]]
         return _per_subset(report, lambda rows: _bacc(rows, [t] * len(rows)))
 
@@ -134,8 +141,9 @@ def _bacc(rows: _Rows, thresholds: list[float]) -> float:
         return math.nan
     labels = [label for label, _, _ in rows]
     values = comparable([v for _, v, _ in rows])
-    predicted = [bool(v >= t) for v, t in zip(values, comparable(thresholds), strict=True)]
-    return 100.0 * balanced_accuracy(labels, predicted).value
+    # A summary is predicted faithful at `score >= threshold`, so flagged when it is not.
+    flagged = [not v >= t for v, t in zip(values, comparable(thresholds), strict=True)]
+    return 100.0 * balanced_accuracy(labels, flagged).value
 
 
 @metric
@@ -166,7 +174,8 @@ def auc() -> Metric:
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
         return _per_subset(
-            scores, lambda rows: roc_auc([label for label, _, _ in rows], [v for _, v, _ in rows])
+            scores,
+            lambda rows: support_auc([label for label, _, _ in rows], [v for _, v, _ in rows]),
         )
 
     return compute

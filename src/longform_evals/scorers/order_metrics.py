@@ -196,7 +196,10 @@ def by_document_count() -> Metric:
 
 def bacc_by_order_rows(rows: FloatArray) -> FloatArray:
     """BACC (0-100) per order, averaged over subsets, of rows ``[subset, label, prediction
-    per order...]`` (label and predictions 0/1).
+    per order...]`` (label and predictions 0/1). The rows keep the dataset's meaning (1 =
+    faithful, predicted at ``score >= threshold``), not ``analysis/agreement.py``'s 1 =
+    problem: the formula treats the two classes alike, but the bootstrap sorts the rows by
+    their content before drawing, so flipped rows would give another interval.
 
     The same numbers as :func:`~longform_evals.scorers.meta_evaluation.bacc_by_order` on the
     same samples (mean recall over the classes present in a subset, unweighted mean over
