@@ -35,6 +35,8 @@ class AgreementJudge(LoggedFields):
         support_judge: faithfulness: the judge's name (`llm` or a MiniCheck judge).
         chunking: faithfulness: how the judge reads the source (default: its calibration).
         prompts_dir: folder overriding the judges' prompt templates.
+        retrieval: faithfulness: which source units the judge reads per sentence (`all`, or
+            `<retriever>:<k>`; `judges/retrieval.py`).
     """
 
     kind: JudgeKind = "coherence"
@@ -45,6 +47,7 @@ class AgreementJudge(LoggedFields):
     support_judge: str = "llm"
     chunking: str | None = None
     prompts_dir: str | None = None
+    retrieval: str = "all"
 
     FIELDS_NAME = "judge fields"
 
@@ -72,6 +75,7 @@ class AgreementJudge(LoggedFields):
             threshold=self.threshold if self.kind == "faithfulness" else None,
             judge_options={
                 "prompts_dir": self.prompts_dir,
+                "retrieval": self.retrieval,
                 "model": model,
                 "model_role": model_role,
             },

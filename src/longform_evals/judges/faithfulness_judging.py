@@ -5,9 +5,10 @@ this too, so its verdicts are the ones the `faithfulness` scorer would give."""
 
 from __future__ import annotations
 
+import asyncio
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import product
 from typing import Any
 
@@ -18,8 +19,15 @@ from longform_evals.analysis import MERGES, Merge, SupportMatrix
 from longform_evals.data.multidoc import sample_documents
 from longform_evals.judges.cards import card_name, faithfulness_mode
 from longform_evals.judges.health import announce_uncalibrated, note_readings
-from longform_evals.judges.statement_parts import as_statements, judge_with_parts
+from longform_evals.judges.retrieval import Retrieval
+from longform_evals.judges.statement_parts import (
+    Ask,
+    PartsJudged,
+    as_statements,
+    judge_with_parts,
+)
 from longform_evals.judges.support import (
+    NOT_ASKED,
     JudgeOptions,
     JudgeSetup,
     SupportJudge,
@@ -68,6 +76,49 @@ def _doc_rows(
             ]
         )
     return rows
+
+
+async def _judge_retrieved(
+    ask: Ask, texts: list[str], statements: list[str], chosen: list[list[int]]
+) -> PartsJudged:
+    """`judge_with_parts` on the retrieved pairs only: each unit is asked about the statements
+    that retrieved it (one request per unit, so its prompts stay together); every other pair
+    is :data:`NOT_ASKED`."""
+    wanted = [[j for j, units in enumerate(chosen) if u in units] for u in range(len(texts))]
+    asked = [u for u in range(len(texts)) if wanted[u]]
+    judged = await asyncio.gather(
+        *[judge_with_parts(ask, [texts[u]], [statements[j] for j in wanted[u]]) for u in asked]
+    )
+    missing = SupportJudgement(None, NOT_ASKED, "")
+    rows = [[missing] * len(statements) for _ in texts]
+    parts: list[list[str]] = [[] for _ in statements]
+    for u, result in zip(asked, judged, strict=True):
+        for column, j in enumerate(wanted[u]):
+            rows[u][j] = result.rows[0][column]
+            parts[j] = result.parts[column]
+    return PartsJudged(rows, parts, sum(r.extra_calls for r in judged))
+
+
+def _missing_rate(judged: _Judged) -> float:
+    """Share of the (document, sentence) cells the judge was asked about whose support could
+    not be read; a cell retrieval left unasked is not missing, just not judged."""
+    asked = _doc_asked(judged)
+    cells = [
+        v
+        for row, mask in zip(judged.rows, asked, strict=True)
+        for v, a in zip(row, mask, strict=True)
+        if a
+    ]
+    return sum(v is None for v in cells) / len(cells) if cells else math.nan
+
+
+def _doc_asked(judged: _Judged) -> list[list[bool]]:
+    """Per (kept document, sentence): whether any of the document's units was asked."""
+    asked = [[False] * len(judged.sentences) for _ in judged.kept]
+    for unit, row in zip(judged.units, judged.unit_rows, strict=True):
+        for j, judgement in enumerate(row):
+            asked[unit.doc_index][j] |= judgement.asked
+    return asked
 
 
 def _check_options(judge: str, doc_merge: str, sentence_merge: str, chunking: str | None) -> None:
@@ -145,6 +196,8 @@ class FaithfulnessJudging:
     threshold: float | None
     judge_name: str = "llm"
     """The judge's name in `SUPPORT_JUDGES` (what its judge card's mode begins with)."""
+    retrieval: Retrieval = field(default_factory=Retrieval)
+    """Which units the judge reads for each sentence (`judges/retrieval.py`; all by default)."""
 
     @classmethod
     def build(
@@ -159,14 +212,16 @@ class FaithfulnessJudging:
     ) -> FaithfulnessJudging:
         """The configuration of the factory's arguments, checked (see :func:`faithfulness`)."""
         _check_options(judge, doc_merge, sentence_merge, chunking)
+        options = JudgeOptions.of(judge_options)
         return cls(
-            judge=support_judge(judge, JudgeOptions.of(judge_options)),
+            judge=support_judge(judge, options),
             doc_merge=doc_merge,
             sentence_merge=sentence_merge,
             chunking=chunking,
             include_full=include_full,
             threshold=threshold,
             judge_name=judge,
+            retrieval=Retrieval.parse(options.retrieval),
         )
 
     @property
@@ -218,6 +273,8 @@ class FaithfulnessJudging:
         chunking or calibration file, none applies."""
         own = (
             self.threshold is None
+            # cards and calibrations measure the judge reading every unit
+            and self.retrieval.retriever == "all"
             and judge.chunking == judge.setup.chunking
             # a user's calibration file is named by its path
             and str(judge.setup.calibration.source).startswith(("packaged", "none", "uncalibrated"))
@@ -261,7 +318,12 @@ class FaithfulnessJudging:
             return await self.judge.support_rows(judge.setup, texts, statements)
 
         statements = statements or as_statements(sentences)
-        by_unit = await judge_with_parts(ask, [u.text for u in units], statements)
+        texts = [u.text for u in units]
+        chosen = await self.retrieval.select(texts, statements)
+        if chosen is None:
+            by_unit = await judge_with_parts(ask, texts, statements)
+        else:
+            by_unit = await _judge_retrieved(ask, texts, statements, chosen)
         unit_rows = by_unit.rows
         rows = _doc_rows(unit_rows, [u.doc_index for u in units], len(kept))
         full_rows: list[list[SupportJudgement]] | None = None
@@ -293,9 +355,9 @@ class FaithfulnessJudging:
         values: dict[str, float] = {
             "faithfulness": matrix.aggregate(self.doc_merge, self.sentence_merge),
             **{key: aggregations.get(key, math.nan) for key in (*AGGREGATIONS, *FULL_AGGREGATIONS)},
-            "missing_rate": matrix.missing_count() / matrix.values.size,
+            "missing_rate": _missing_rate(judged),
             "judge_calls": float(
-                len(judged.units) * n_sentences
+                sum(j.asked for row in judged.unit_rows for j in row)
                 + (n_sentences if judged.full_rows else 0)
                 + judged.part_calls
             ),
@@ -319,6 +381,7 @@ class FaithfulnessJudging:
             "prompt": judge.setup.prompt,
             "aggregation": self.aggregation,
             "chunking": judge.chunking,
+            "retrieval": self.retrieval.spec,
             "calibration": judge.setup.calibration.source,
             "thresholds": judge.thresholds,
             "sentence_threshold": judge.sentence_threshold,
@@ -366,8 +429,8 @@ class FaithfulnessJudging:
         matrix = SupportMatrix.from_rows(judged.rows, full=judged.full)
         values = self.score_values(judged, matrix, check)
         metadata = self.score_metadata(judge, judged, matrix, len(documents), check)
-        unread = sum(1 for row in judged.unit_rows for j in row if j.value is None)
-        total = sum(len(row) for row in judged.unit_rows)
+        unread = sum(1 for row in judged.unit_rows for j in row if j.asked and j.value is None)
+        total = sum(j.asked for row in judged.unit_rows for j in row)
         if judge.setup.calibration.source == "uncalibrated":
             announce_uncalibrated(judge.setup.name, "faithfulness", "uncalibrated")
         note_readings(judge.setup.name, "faithfulness", total - unread, unread)

@@ -20,7 +20,10 @@ from longform_evals.judges.logged_fields import LoggedFields
 from longform_evals.judges.unit_judge import UnitVerdict, support_verdict
 from longform_evals.models.grader import GRADER_ROLE
 
-__all__ = ["JudgeOptions", "JudgeSetup", "SupportJudge", "SupportJudgement"]
+__all__ = ["NOT_ASKED", "JudgeOptions", "JudgeSetup", "SupportJudge", "SupportJudgement"]
+
+NOT_ASKED = "not_asked"
+"""The source of a (text, sentence) pair the judge was not asked about (`judges/retrieval.py`)."""
 
 
 @dataclass(frozen=True)
@@ -30,7 +33,13 @@ class SupportJudgement:
     value: float | None
     """Support in [0, 1]; None when the judge's answer could not be read."""
     source: str
-    """Where the value came from: `logprobs`, `text`, `minicheck` or `missing`."""
+    """Where the value came from: `logprobs`, `text`, `minicheck`, `missing` (unreadable), or
+    :data:`NOT_ASKED` (retrieval left the pair out: no call, not a failure)."""
+
+    @property
+    def asked(self) -> bool:
+        return self.source != NOT_ASKED
+
     answer: str
     """The judge's answer, as logged (for MiniCheck: the label and the best chunk)."""
 
@@ -59,6 +68,9 @@ class JudgeOptions(LoggedFields):
             `model_role`.
         model_role: the role whose model judges when `model` is not given (`grader`; unbound:
             the evaluated model, as in Inspect's model-graded scorers).
+        retrieval: which source units the judge reads for each sentence: `all` (every
+            unit), or `<retriever>:<k>` with `bm25`, `embedding` or `fused`, the k units most
+            related to the sentence (`judges/retrieval.py`).
     """
 
     max_tokens: int = 1
@@ -71,6 +83,7 @@ class JudgeOptions(LoggedFields):
     batch_size: int = 16
     model: str | None = None
     model_role: str | None = GRADER_ROLE
+    retrieval: str = "all"
 
     FIELDS_NAME = "judge options"
 

@@ -83,6 +83,7 @@ def judge_agreement(
     chunking: str | None = None,
     books: str | None = None,
     prompts_dir: str | None = None,
+    retrieval: str = "all",
 ) -> Task:
     """A judge's agreement with people's labels on a human-labelled set.
 
@@ -105,6 +106,8 @@ def judge_agreement(
         books: FABLES: a folder of the books' texts (`<title>.txt`), which FABLES does not
             publish.
         prompts_dir: folder overriding the judges' prompt templates.
+        retrieval: faithfulness: which source units the judge reads for each sentence: `all`,
+            or `<retriever>:<k>` (`bm25`, `embedding`, `fused`; docs/faithfulness.md).
     """
     if kind not in KINDS:
         raise ValueError(f"unknown kind {kind!r}; expected 'coherence' or 'faithfulness'")
@@ -133,6 +136,7 @@ def judge_agreement(
                 support_judge=judge,
                 chunking=chunking,
                 prompts_dir=prompts_dir,
+                retrieval=retrieval,
             )
         ),
         metadata={

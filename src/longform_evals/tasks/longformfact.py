@@ -91,6 +91,7 @@ def longformfact(
     max_tokens: int = 1,
     on_mismatch: str = "skip",
     prompts_dir: str | None = None,
+    retrieval: str = "all",
 ) -> Task:
     """Meta-evaluation of the LLM faithfulness judge on LongFormFact.
 
@@ -122,22 +123,27 @@ def longformfact(
         on_mismatch: `skip` (default) or `raise` for sentence-level records whose sentences
             cannot be aligned with their labels.
         prompts_dir: folder overriding the `faithfulness/` prompt.
+        retrieval: which source units the judge reads for each sentence: `all`, or
+            `<retriever>:<k>` (`bm25`, `embedding`, `fused`): the k units most related to it
+            (docs/faithfulness.md).
     """
     order_names = comma_list(orders)
+    # the scorer first: a bad judge setting fails before any data is read (or downloaded)
+    scorer = faithfulness(
+        doc_merge=doc_merge,
+        sentence_merge=sentence_merge,
+        chunking=chunking,
+        include_full=include_full,
+        threshold=threshold,
+        judge_options=JudgeOptions(
+            max_tokens=max_tokens, prompt=prompt, prompts_dir=prompts_dir, retrieval=retrieval
+        ),
+    )
     samples = _samples(data_dir, comma_list(subsets), on_mismatch, order_names, ranking)
     return Task(
         dataset=MemoryDataset(samples, name="longformfact"),
         solver=given_summary(),
-        scorer=faithfulness(
-            doc_merge=doc_merge,
-            sentence_merge=sentence_merge,
-            chunking=chunking,
-            include_full=include_full,
-            threshold=threshold,
-            judge_options=JudgeOptions(
-                max_tokens=max_tokens, prompt=prompt, prompts_dir=prompts_dir
-            ),
-        ),
+        scorer=scorer,
         metrics=_metrics(threshold, calibrate, bool(order_names)),
         version="1.2.0",
     )

@@ -92,6 +92,7 @@ def positional_bias(
     seed: int = 0,
     prompts_dir: str | None = None,
     cache: bool = True,
+    retrieval: str = "all",
 ) -> Task:
     """Faithfulness of generated multi-document summaries, per document order and position.
 
@@ -127,6 +128,8 @@ def positional_bias(
         cache: Cache every summarizer call (Inspect's cache, no expiry; keyed by sample,
             epoch and try), so a rerun or `inspect eval-retry` of a half-finished sample
             repeats no finished step; false: no caching.
+        retrieval: which units of each document the judge reads for each sentence: `all`,
+            or `<retriever>:<k>` (`bm25`, `embedding`, `fused`; docs/faithfulness.md).
     """
     entry = strategy_entry("multidoc", strategy)
     settings = MultidocSettings(
@@ -148,7 +151,9 @@ def positional_bias(
             sentence_merge=sentence_merge,
             chunking=judge_chunking,
             threshold=threshold,
-            judge_options=JudgeOptions(max_tokens=judge_max_tokens, prompts_dir=prompts_dir),
+            judge_options=JudgeOptions(
+                max_tokens=judge_max_tokens, prompts_dir=prompts_dir, retrieval=retrieval
+            ),
         ),
         metrics=_metrics(growing),
         version="1.2.0",

@@ -20,7 +20,6 @@ import longform_evals.models.providers  # noqa: F401  (registers the scripted mo
 from helpers import has_module
 from longform_evals.models.scripted import ScriptedModelAPI
 from longform_evals.scorers.reading_stats import READING_STATS, reading_stats_values
-from longform_evals.solvers.reading.bm25 import BM25, terms
 from longform_evals.solvers.reading.memory import clear_reading_cache
 from longform_evals.solvers.reading.retrieval import (
     bm25_pages,
@@ -29,6 +28,7 @@ from longform_evals.solvers.reading.retrieval import (
     truncated,
 )
 from longform_evals.solvers.reading.strategies import READING_STRATEGIES, reading
+from longform_evals.text.bm25 import BM25, terms
 
 # Six invented paragraphs on distinct subjects; with pages of 20-40 words each is one page.
 TOPICS = [

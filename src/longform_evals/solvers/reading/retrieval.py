@@ -18,7 +18,6 @@ import anyio
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from longform_evals.models.embeddings import DEFAULT_EMBEDDER, Embedder, load_embedder
-from longform_evals.solvers.reading.bm25 import BM25
 from longform_evals.solvers.reading.memory import (
     DocumentPages,
     MemorySettings,
@@ -26,6 +25,7 @@ from longform_evals.solvers.reading.memory import (
 )
 from longform_evals.solvers.reading.run import ReadingRun, paged_run
 from longform_evals.solvers.settings import ReadingSettings
+from longform_evals.text.bm25 import BM25
 
 __all__ = ["bm25_pages", "embedding_pages", "full_text", "keep_words", "truncated"]
 
