@@ -299,6 +299,12 @@ class NotRun:
     reason: str
 
 
+def _retrieval_table(outcome: Outcome) -> None:
+    """The benchmark printed a row per retrieval setting, the baseline first."""
+    rows = [line for line in outcome.output.splitlines() if line.startswith("| ")]
+    assert rows[1].startswith("| all |") and len(rows) == 11, outcome.output
+
+
 def _refused_both(outcome: Outcome) -> None:
     rows = [
         line for line in outcome.output.splitlines() if line.startswith("| ") and "|---" not in line
@@ -443,6 +449,11 @@ PLAN: dict[str, Run | NotRun] = {
     # docs/faithfulness.md
     "inspect eval longform_evals/longformfact --model gguf/qwen2.5-coder-1.5b "
     "-T data_dir=../shared/data/longformfact": Run(),
+    "python benchmarks/faithfulness_retrieval.py --run --judge gguf/qwen2.5-coder-1.5b "
+    "-M n_threads=2 --data ../shared/data/longformfact/longformfact_12_examples.jsonl": Run(
+        swaps=(("--judge gguf/qwen2.5-coder-1.5b -M n_threads=2", "--judge " + SCRIPTED[8:]),),
+        check=_retrieval_table,
+    ),
     "inspect eval longform_evals/longformfact --model openai/gpt-4o": NotRun(
         "without data_dir the task downloads the published files from the Hugging Face hub; "
         "the same task on local files is run for README.md and for the command above it"

@@ -371,3 +371,47 @@ def test_faithfulness_scorer_with_a_minicheck_classifier(tiny_roberta: str, tmp_
     assert 0.0 <= score.value["max_mean"] <= 1.0
     assert score.metadata and score.metadata["judge"] == "minicheck-roberta-large"
     assert {s for row in score.metadata["answer_sources"] for s in row} == {"minicheck"}
+
+
+def test_a_minicheck_judge_takes_the_retrieval_option(tiny_roberta: str, tmp_path: Path) -> None:
+    """Retrieval in front of a classifier: only the retrieved (unit, sentence) pairs are
+    scored, each with the value the classifier gives reading every unit."""
+    from inspect_ai import Task
+    from inspect_ai import eval as inspect_eval
+    from inspect_ai.dataset import MemoryDataset, Sample
+    from inspect_ai.model import get_model
+
+    from longform_evals.scorers.faithfulness import faithfulness
+    from longform_evals.solvers import given_summary
+
+    docs = ["The council met on Monday.", "Repairs start in May.", "The mill burned down."]
+    sample = Sample(
+        id="s", input="x", metadata={"documents": docs, "summary": "Repairs start. It met."}
+    )
+
+    def run(retrieval: str) -> dict[str, Any]:
+        task = Task(
+            dataset=MemoryDataset([sample]),
+            solver=given_summary(),
+            scorer=faithfulness(
+                judge="minicheck-roberta-large",
+                judge_options={"path": tiny_roberta, "retrieval": retrieval},
+            ),
+        )
+        [log] = inspect_eval(
+            task, model=get_model("scripted/none", rules=[], memoize=False), log_dir=str(tmp_path)
+        )
+        assert log.status == "success", log.error
+        assert log.samples and log.samples[0].scores
+        score = log.samples[0].scores["faithfulness"]
+        assert isinstance(score.value, dict) and score.metadata is not None
+        return {"value": score.value, "meta": score.metadata}
+
+    every, retrieved = run("all"), run("bm25:1")
+    assert every["value"]["judge_calls"] == 6.0 and retrieved["value"]["judge_calls"] == 2.0
+    sources = retrieved["meta"]["answer_sources"]
+    assert [row.count("minicheck") for row in sources] == [1, 1, 0]  # met -> 0, repairs -> 1
+    for d, row in enumerate(retrieved["meta"]["matrix"]):
+        for j, value in enumerate(row):
+            if sources[d][j] == "minicheck":
+                assert value == pytest.approx(every["meta"]["matrix"][d][j])
