@@ -21,13 +21,12 @@ Ties keep the source order. The setting is written as ``<retriever>:<k>`` (``bm2
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass
 from typing import Literal, get_args
 
 import anyio
 
-from longform_evals.models.embeddings import DEFAULT_EMBEDDER, load_embedder
+from longform_evals.models.embeddings import embed_texts
 from longform_evals.text.bm25 import BM25
 
 __all__ = ["RETRIEVERS", "RRF_K", "Retrieval", "Retriever"]
@@ -37,8 +36,6 @@ RETRIEVERS: tuple[str, ...] = get_args(Retriever)
 
 RRF_K = 60
 """The constant of reciprocal-rank fusion (Cormack et al. 2009's value)."""
-
-_embed_lock = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -114,12 +111,8 @@ def _fused(rankings: list[list[int]]) -> list[int]:
 async def _embedding_rankings(units: list[str], statements: list[str]) -> list[list[int]]:
     """Per statement, the units by cosine similarity of their embeddings (unit vectors)."""
 
-    def embed() -> tuple[list[list[float]], list[list[float]]]:
-        with _embed_lock:  # one model load, and one encode at a time on the CPU
-            model = load_embedder(DEFAULT_EMBEDDER)
-            return model(units), model(statements)
-
-    unit_vectors, statement_vectors = await anyio.to_thread.run_sync(embed)
+    unit_vectors = await anyio.to_thread.run_sync(embed_texts, units)
+    statement_vectors = await anyio.to_thread.run_sync(embed_texts, statements)
     return [
         _ranked([sum(a * b for a, b in zip(q, u, strict=True)) for u in unit_vectors])
         for q in statement_vectors

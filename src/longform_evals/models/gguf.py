@@ -23,6 +23,7 @@ from typing import Any
 
 import anyio
 from inspect_ai.model import (
+    ChatCompletionChoice,
     ChatMessage,
     ChatMessageAssistant,
     ChatMessageSystem,
@@ -35,7 +36,6 @@ from inspect_ai.model import (
     StopReason,
     TopLogprob,
 )
-from inspect_ai.model._model_output import ChatCompletionChoice
 
 from longform_evals.models.gguf_files import (
     MODELS,

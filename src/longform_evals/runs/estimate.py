@@ -4,6 +4,7 @@ explained)."""
 
 from __future__ import annotations
 
+import inspect
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -19,8 +20,13 @@ __all__ = ["Cost", "sample_cost", "variant_cost"]
 def sample_cost(
     task: str, args: Mapping[str, Any], sample: Sample, per_doc: int, judge: str | None = None
 ) -> Cost:
-    """Estimated cost of one sample of ``task`` with ``args``, judged by ``judge``."""
-    return task_card(task).cost(args, sample, per_doc, judge)
+    """Estimated cost of one sample of ``task`` with ``args``, judged by ``judge``; a
+    strategy left unset is the task's own default."""
+    card = task_card(task)
+    strategy = inspect.signature(card.factory).parameters.get("strategy")
+    if strategy is not None and "strategy" not in args:
+        args = {**args, "strategy": strategy.default}
+    return card.cost(args, sample, per_doc, judge)
 
 
 def variant_cost(

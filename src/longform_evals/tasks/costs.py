@@ -33,11 +33,9 @@ PROBES_PER_SENTENCE = len(PROBES)
 def strategy_cost(
     family: StrategyFamily, args: Mapping[str, Any], docs: list[int], per_doc: int
 ) -> Cost:
-    """The calls of the strategy ``args["strategy"]`` names (the family's default when
-    absent: the task's own default) on documents of ``docs`` tokens."""
-    default = {"summary": "hierarchical", "reading": "read_agent_p", "multidoc": "plain"}
-    entry = strategy_entry(family, str(args.get("strategy", default[family])))
-    return entry.cost(docs, per_doc, args)
+    """The calls of the strategy ``args["strategy"]`` names (`runs.estimate` fills in the
+    task's default) on documents of ``docs`` tokens."""
+    return strategy_entry(family, str(args["strategy"])).cost(docs, per_doc, args)
 
 
 def summary_cost(strategy: str, doc: int, args: Mapping[str, Any]) -> Cost:

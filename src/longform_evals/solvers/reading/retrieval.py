@@ -11,13 +11,12 @@ under its ``<Page i>`` tag. Their ``pages_looked_up`` are the retrieved pages, a
 from __future__ import annotations
 
 import re
-import threading
 from typing import Literal
 
 import anyio
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from longform_evals.models.embeddings import DEFAULT_EMBEDDER, Embedder, load_embedder
+from longform_evals.models.embeddings import DEFAULT_EMBEDDER, embed_texts
 from longform_evals.solvers.reading.memory import (
     DocumentPages,
     MemorySettings,
@@ -30,7 +29,6 @@ from longform_evals.text.bm25 import BM25
 __all__ = ["bm25_pages", "embedding_pages", "full_text", "keep_words", "truncated"]
 
 _WORD = re.compile(r"\S+")
-_embed_lock = threading.Lock()
 
 
 def keep_words(text: str, n: int, keep: Literal["first", "last"] = "first") -> str:
@@ -148,12 +146,6 @@ def bm25_pages(
     return solve
 
 
-def _embed_sync(name: str, texts: list[str]) -> list[list[float]]:
-    with _embed_lock:  # one model load, and one encode at a time on the CPU
-        embed: Embedder = load_embedder(name)
-        return embed(texts)
-
-
 @solver
 def embedding_pages(
     settings: ReadingSettings | None = None,
@@ -182,10 +174,10 @@ def embedding_pages(
         run, pages = await paged_run(state, "embedding", paging, answer)
 
         async def page_vectors() -> list[list[float]]:
-            return await anyio.to_thread.run_sync(_embed_sync, embedder, pages.pages)
+            return await anyio.to_thread.run_sync(embed_texts, pages.pages, embedder)
 
         vectors = await memoized(run.model, f"vectors:{embedder}:{pages.key}", page_vectors)
-        [query] = await anyio.to_thread.run_sync(_embed_sync, embedder, [run.question])
+        [query] = await anyio.to_thread.run_sync(embed_texts, [run.question], embedder)
         sims = [sum(q * v for q, v in zip(query, vec, strict=True)) for vec in vectors]
         ranked = sorted(range(len(sims)), key=lambda i: (-sims[i], i))
         run.info["similarities"] = [round(s, 4) for s in sims]
