@@ -127,3 +127,29 @@ def test_budget_keeps_the_same_summaries(tmp_path: Path) -> None:
     first = [s.id for s in judge_agreement(kind="coherence", data=str(data), budget=1).dataset]
     again = [s.id for s in judge_agreement(kind="coherence", data=str(data), budget=1).dataset]
     assert first == again and len(first) == 1
+
+
+def test_summary_level_rows_keep_their_agreement_rows(tmp_path: Path) -> None:
+    """LongFormFact qmsum/multinews rows label whole summaries: the judge's own metadata (the
+    faithfulness score's source `units`) must not replace the agreement rows."""
+    docs = ["The council met on Monday and approved the budget after a long debate."]
+    rows = [
+        {"documents": docs, "document": docs[0], "summary": summary, "faithfulness": label,
+         "model": f"m{i}"}
+        for i, (summary, label) in enumerate(
+            [("The council approved the budget.", 1), ("The council wrong rejected it.", 0)]
+        )
+    ]  # fmt: skip
+    path = tmp_path / "qmsum.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    log = _run(tmp_path, FAITH_RULES, kind="faithfulness", data=str(path), threshold=0.5)
+    assert log.samples is not None
+    for sample in log.samples:
+        meta = sample.scores["judge_agreement"].metadata  # type: ignore[index]
+        assert meta is not None
+        [unit] = meta["units"]
+        assert set(unit) >= {"human", "judge_flag", "judge_p"}
+        assert meta["source_units"][0]["doc_index"] == 0
+    m = _metrics(log)
+    assert m["agreement/agreement_card_recall"] == 1.0
+    assert m["agreement/agreement_card_precision"] == 1.0

@@ -62,6 +62,15 @@ def _values(rows: list[list[SupportJudgement]]) -> list[list[float | None]]:
     return [[j.value for j in row] for row in rows]
 
 
+def _unit_records(judged: _Judged) -> list[dict[str, int]]:
+    """Where each source unit comes from (document index before empty ones were left out,
+    chunk index) and its length in tokens."""
+    return [
+        {"doc_index": judged.kept[u.doc_index], "chunk_index": u.chunk_index, "tokens": u.n_tokens}
+        for u in judged.units
+    ]
+
+
 def _doc_rows(
     unit_rows: list[list[SupportJudgement]], unit_docs: list[int], n_docs: int
 ) -> list[list[float | None]]:
@@ -251,7 +260,13 @@ class FaithfulnessJudging:
             "calibration": judge.setup.calibration.source,
             "sentence_threshold": judge.sentence_threshold,
             "judge_card": self.judge_card(judge),
+            "retrieval": self.retrieval.spec,
             "matrix": judged.rows,
+            # per source unit (the chunks, in order) and statement: what the judge answered
+            # (None: unreadable, or not asked under retrieval)
+            "unit_matrix": _values(judged.unit_rows),
+            "statements": judged.statements,
+            "units": _unit_records(judged),
         }
         return supports, judge.sentence_threshold, meta
 
@@ -386,10 +401,7 @@ class FaithfulnessJudging:
             "thresholds": judge.thresholds,
             "sentence_threshold": judge.sentence_threshold,
             "judge_card": self.judge_card(judge),
-            "units": [
-                {"doc_index": kept[u.doc_index], "chunk_index": u.chunk_index, "tokens": u.n_tokens}
-                for u in units
-            ],
+            "units": _unit_records(judged),
             "sentences": judged.sentences,
             "matrix": judged.rows,
             "unit_matrix": _values(unit_rows) if len(units) > len(kept) else None,

@@ -185,13 +185,16 @@ def judge_agreement(
                 f"{values['agreement']:.2f} of the units both read"
             ),
             metadata={
+                # the judge's own metadata first: its keys (a faithfulness score's source
+                # `units`) must not replace the agreement rows below
+                **{k: v for k, v in meta.items() if k != "units"},
+                "source_units": meta.get("units"),
                 "kind": kind,
                 "summary_id": str(state.sample_id),
                 "system": state.metadata.get("system"),
                 "group": state.metadata.get("group"),
                 "summary_scores": values,
                 "units": units,
-                **meta,
             },
         )
 
