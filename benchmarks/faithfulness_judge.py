@@ -17,6 +17,10 @@ the form `longform_evals.judges.faithfulness_calibration` reads.
     python benchmarks/faithfulness_judge.py --model gguf/qwen2.5-coder-1.5b \
         --settings judge:natural,judge_examples:natural,judge_examples:tokens:1024 \
         [--longformfact ../shared/data/longformfact] [--calibrate FILE --choose PROMPT:CHUNKING]
+        [--retrieval bm25:2]
+
+`--retrieval` reads, per sentence, only the units a retriever finds (`judges/retrieval.py`);
+the calibration file records it, and the judge reads that way by default.
 
 Judge calls go through Inspect's model cache, so a rerun costs no calls.
 """
@@ -47,6 +51,7 @@ from longform_evals.data.longformfact import load_longformfact
 from longform_evals.data.planted.support import load_planted_support
 from longform_evals.judges.faithfulness import FaithfulnessSettings, support_rows
 from longform_evals.judges.faithfulness_calibration import SUMMARY_AGGREGATIONS
+from longform_evals.judges.retrieval import Retrieval
 from longform_evals.scorers.meta_evaluation import summary_label
 from longform_evals.text import chunk_documents, join_documents
 
@@ -105,12 +110,22 @@ def units_of(documents: list[str], chunking: str) -> tuple[list[str], list[int]]
     return [u.text for u in units], [u.doc_index for u in units]
 
 
-async def judge_item(model: Model, item: Item, prompt: str, chunking: str) -> np.ndarray:
-    """Support per (document, sentence): the max over each document's units, as the scorer."""
+async def judge_item(
+    model: Model, item: Item, prompt: str, chunking: str, retrieval: Retrieval
+) -> np.ndarray:
+    """Support per (document, sentence): the max over each document's units, as the scorer;
+    with retrieval, over the units retrieved for the sentence (every pair is still asked, so
+    that one cache serves every setting; the others are then left out)."""
     settings = FaithfulnessSettings(max_tokens=1, prompt=prompt)
     texts, owners = units_of(item.documents, chunking)
     rows = await support_rows(model, texts, item.sentences, settings)
     units = np.array([[math.nan if j.value is None else j.value for j in r] for r in rows])
+    chosen = await retrieval.select(texts, item.sentences)
+    if chosen is not None:
+        asked = np.zeros(units.shape, dtype=bool)
+        for j, picks in enumerate(chosen):
+            asked[picks, j] = True
+        units = np.where(asked, units, math.nan)
     owner = np.array(owners)
     return np.stack([nan_reduce(units[owner == d], "max", axis=0) for d in sorted(set(owners))])
 
@@ -219,7 +234,11 @@ async def main() -> None:
     parser.add_argument("--calibrate", default=None, help="write a calibration file here")
     parser.add_argument("--choose", default=None, help="PROMPT:CHUNKING to calibrate")
     parser.add_argument("--selection", default="", help="how the setting was chosen (recorded)")
+    parser.add_argument(
+        "--retrieval", default="all", help="the units read per sentence (all, <retriever>:<k>)"
+    )
     args = parser.parse_args()
+    retrieval = Retrieval.parse(args.retrieval)
 
     model = get_model(args.model)
     settings = [tuple(s.split(":", 1)) for s in args.settings.split(",")]
@@ -228,8 +247,10 @@ async def main() -> None:
     reports: dict[str, Any] = {}
     for prompt, chunking in settings:
         start = time.perf_counter()
-        p_res = [(item, await judge_item(model, item, prompt, chunking)) for item in planted]
-        l_res = [(item, await judge_item(model, item, prompt, chunking)) for item in lff]
+        p_res = [
+            (item, await judge_item(model, item, prompt, chunking, retrieval)) for item in planted
+        ]
+        l_res = [(item, await judge_item(model, item, prompt, chunking, retrieval)) for item in lff]
         seconds = time.perf_counter() - start
         name = f"{prompt}:{chunking}"
         reports[name] = {"seconds": seconds, **evaluate(p_res, l_res)}
@@ -264,6 +285,7 @@ async def main() -> None:
             "data": "planted_support.jsonl, calibration split",
             "prompt": prompt,
             "chunking": chunking,
+            "retrieval": retrieval.spec,
             "selection": args.selection,
             "sentence_threshold": round(r["sentence"]["threshold"], 6),
             "thresholds": {a: round(v["threshold"], 6) for a, v in r["summary"].items()},

@@ -41,8 +41,11 @@ from longform_evals.analysis.agreement import (
     support_auc,
     support_threshold,
 )
+from longform_evals.analysis.judge_agreement import reference_flag
+from longform_evals.data.multidoc import sample_documents
 from longform_evals.judges.faithfulness_calibration import load_calibration
 from longform_evals.judges.retrieval import Retrieval
+from longform_evals.judges.text_check import has_word
 from longform_evals.prompts import load_prompt
 from longform_evals.scorers.meta_evaluation import summary_label
 from longform_evals.text import chunk_documents, count_tokens
@@ -53,11 +56,14 @@ SETTINGS = ("all", "bm25:1", "bm25:2", "bm25:3", "embedding:1", "embedding:2", "
 
 @dataclass(frozen=True)
 class Judged:
-    """One summary as the full run judged it: its units, statements and unit matrix."""
+    """One summary as the full run judged it: its units, statements, unit matrix and labels."""
 
     sample_id: str
-    label: int
-    """People's label: 1 = faithful (LongFormFact's meaning)."""
+    level: str
+    """`summary` (one label for the summary: LongFormFact) or `sentence` (one per statement:
+    LongSciVerify's reviewers)."""
+    problems: list[int]
+    """People's labels, 1 = a problem (unfaithful): one per summary, or one per statement."""
     units: list[str]
     statements: list[str]
     unit_docs: list[int]
@@ -65,37 +71,78 @@ class Judged:
     """Support per (unit, statement); None where unreadable."""
 
 
-def _judged(sample: Any) -> Judged | None:
-    """The summary's judgements from its log sample (None: no label, or not judged)."""
+def _units(sample: Any, meta: dict[str, Any], n_units: int) -> tuple[list[str], list[int]]:
+    """The source units the judge read (the log's chunking of the sample's documents)."""
+    empty = set(meta.get("empty_documents") or [])
+    documents = [
+        d for i, d in enumerate(sample_documents(sample.metadata, sample.id)) if i not in empty
+    ]
+    chunks = chunk_documents(documents, meta["chunking"])
+    if len(chunks) != n_units:
+        raise ValueError(f"{sample.id}: the units do not match the log's; same chunking?")
+    return [c.text for c in chunks], [c.doc_index for c in chunks]
+
+
+def _from_longformfact(sample: Any) -> Judged | None:
+    """A `longformfact` sample: the summary, people's summary label (None: unlabelled)."""
     label = summary_label(sample.metadata)
     score = (sample.scores or {}).get("faithfulness")
     meta = score.metadata if score is not None else None
     if label is None or not meta or "units" not in meta:
         return None
-    empty = set(meta.get("empty_documents") or [])
-    documents = [d for i, d in enumerate(sample.metadata["documents"]) if i not in empty]
-    chunks = chunk_documents(documents, meta["chunking"])
-    if len(chunks) != len(meta["units"]):
-        raise ValueError(f"{sample.id}: the units do not match the log's; same chunking?")
     rows = meta["unit_matrix"] if meta.get("unit_matrix") is not None else meta["matrix"]
+    units, docs = _units(sample, meta, len(meta["units"]))
     statements = list(meta["sentences"])
     for i, statement in (meta.get("sentence_statements") or {}).items():
         statements[int(i)] = statement
     return Judged(
-        str(sample.id), int(label), [c.text for c in chunks], statements,
-        [c.doc_index for c in chunks], rows,
+        str(sample.id), "summary", problem_labels([int(label)]), units, statements, docs, rows
+    )
+
+
+def _from_judge_agreement(sample: Any) -> Judged | None:
+    """A `judge_agreement` faithfulness sample: the statements the judge was asked (the rated,
+    worded sentences, in order), each with people's reference flag (the majority)."""
+    score = (sample.scores or {}).get("judge_agreement")
+    meta = score.metadata if score is not None else None
+    if not meta or meta.get("unit_matrix") is None:
+        return None
+    asked = [
+        row for row, sentence in zip(meta["units"], sample.metadata["summary_sentences"],
+                                     strict=True)
+        if has_word(sentence) and any(v is not None for v in row["human"].values())
+    ]  # fmt: skip
+    statements = list(meta["statements"])
+    if len(asked) != len(statements):
+        raise ValueError(f"{sample.id}: {len(asked)} rated sentences, {len(statements)} asked")
+    flags = [reference_flag(row["human"]) for row in asked]
+    units, docs = _units(sample, meta, len(meta["unit_matrix"]))
+    keep = [j for j, f in enumerate(flags) if f is not None]
+    return Judged(
+        str(sample.id), "sentence", [int(flags[j]) for j in keep], units,  # type: ignore[arg-type]
+        [statements[j] for j in keep], docs,
+        [[row[j] for j in keep] for row in meta["unit_matrix"]],
     )  # fmt: skip
+
+
+def _judged(sample: Any) -> Judged | None:
+    """The sample's judgements, from a `longformfact` or a `judge_agreement` log."""
+    if "judge_agreement" in (sample.scores or {}):
+        return _from_judge_agreement(sample)
+    return _from_longformfact(sample)
 
 
 @dataclass(frozen=True)
 class Scored:
-    score: float
+    scores: list[float]
+    """The summary's max_mean score (summary level), or each statement's support: the max
+    over the units asked (sentence level); NaN where no answer was readable."""
     calls: int
     tokens: int
 
 
 def _score(judged: Judged, chosen: list[list[int]] | None, overhead: int) -> Scored:
-    """The max_mean score of the pairs ``chosen`` asks (None: all), its calls and tokens."""
+    """The scores from the pairs ``chosen`` asks (None: all), their calls and tokens."""
     n_docs = max(judged.unit_docs) + 1
     rows: list[list[float | None]] = [[None] * len(judged.statements) for _ in range(n_docs)]
     calls = tokens = 0
@@ -109,32 +156,39 @@ def _score(judged: Judged, chosen: list[list[int]] | None, overhead: int) -> Sco
             if value is not None:
                 best = rows[doc][j]
                 rows[doc][j] = value if best is None else max(best, value)
-    return Scored(SupportMatrix.from_rows(rows).aggregate("max", "mean"), calls, tokens)
+    matrix = SupportMatrix.from_rows(rows)
+    if judged.level == "summary":
+        return Scored([matrix.aggregate("max", "mean")], calls, tokens)
+    return Scored([float(v) for v in matrix.sentence_scores("max").tolist()], calls, tokens)
 
 
 def _figures(
-    labels: np.ndarray, scores: np.ndarray, threshold: float, draws: np.ndarray
+    problems: np.ndarray, scores: np.ndarray, threshold: float, draws: list[np.ndarray]
 ) -> dict[str, Any]:
-    """AUC and BACC (at the calibrated and at the best threshold) with bootstrap intervals."""
-    problems = problem_labels(labels.tolist())
+    """AUC and BACC (at the calibrated and at the best threshold) with bootstrap intervals,
+    over the rows with a readable score."""
+    readable = ~np.isnan(scores)
 
     def auc(idx: np.ndarray) -> float:
-        return support_auc([problems[i] for i in idx], scores[idx].tolist())
+        idx = idx[readable[idx]]
+        return support_auc(problems[idx].tolist(), scores[idx].tolist())
 
     def bacc(idx: np.ndarray, t: float) -> float:
+        idx = idx[readable[idx]]
         flags = [int(not s >= t) for s in scores[idx]]
-        return 100 * balanced_accuracy([problems[i] for i in idx], flags).value
+        return 100 * balanced_accuracy(problems[idx].tolist(), flags).value
 
-    best = support_threshold(problems, scores.tolist())
-    full = np.arange(len(labels))
+    full = np.arange(len(problems))
+    best = support_threshold(problems[readable].tolist(), scores[readable].tolist())
     return {
         "auc": (auc(full), _interval(auc, draws)),
         "bacc": (bacc(full, threshold), _interval(lambda i: bacc(i, threshold), draws)),
         "bacc_best": (bacc(full, best), _interval(lambda i: bacc(i, best), draws)),
+        "unreadable": int((~readable).sum()),
     }
 
 
-def _interval(statistic: Any, draws: np.ndarray) -> tuple[float, float]:
+def _interval(statistic: Any, draws: Sequence[np.ndarray]) -> tuple[float, float]:
     values = []
     for idx in draws:
         try:
@@ -147,20 +201,33 @@ def _interval(statistic: Any, draws: np.ndarray) -> tuple[float, float]:
     return float(low), float(high)
 
 
+def _draws(judged: Sequence[Judged], seed: int) -> list[np.ndarray]:
+    """Bootstrap draws of the label rows, resampling summaries (a summary's sentences stay
+    together: they share a source and a writer)."""
+    offsets = np.cumsum([0, *(len(j.problems) for j in judged)])
+    picks = np.random.default_rng(seed).integers(0, len(judged), (1000, len(judged)))
+    return [np.concatenate([np.arange(offsets[k], offsets[k + 1]) for k in pick]) for pick in picks]
+
+
 def table(judged: Sequence[Judged], judge: str, settings: Sequence[str], seed: int = 0) -> str:
     """The markdown table of every setting, with ratios to reading every unit."""
     overhead = count_tokens(load_prompt("faithfulness", "judge").render(document="", sentence=""))
-    threshold = load_calibration(judge).threshold("max_mean")
-    labels = np.array([j.label for j in judged])
-    draws = np.random.default_rng(seed).integers(0, len(judged), (1000, len(judged)))
+    level = judged[0].level
+    calibration = load_calibration(judge)
+    threshold = (
+        calibration.threshold("max_mean") if level == "summary" else calibration.sentence_threshold
+    )
+    problems = np.array([p for j in judged for p in j.problems])
+    draws = _draws(judged, seed)
+    what = "max_mean per summary" if level == "summary" else "max support per sentence"
     lines = [
-        f"{len(judged)} summaries ({int(labels.sum())} faithful by people's labels), judge "
-        f"{judge}, max_mean, calibrated threshold {threshold:.3f}; 95 % bootstrap intervals "
-        "over summaries (1000 draws, seed 0)",
+        f"{len(judged)} summaries, {len(problems)} {level} labels ({int(problems.sum())} "
+        f"unfaithful by people's labels), judge {judge}, {what}, calibrated threshold "
+        f"{threshold:.3f}; 95 % bootstrap intervals over summaries (1000 draws, seed {seed})",
         "",
-        "| retrieval | ROC AUC | BACC (calibrated t) | BACC (best t here) | calls / summary "
-        "| prompt tokens / summary | calls vs all |",
-        "|---|---|---|---|---|---|---|",
+        "| retrieval | ROC AUC | BACC (calibrated t) | BACC (best t here) | unreadable "
+        "| calls / summary | prompt tokens / summary | calls vs all |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     base_calls = None
     for spec in settings:
@@ -169,8 +236,8 @@ def table(judged: Sequence[Judged], judge: str, settings: Sequence[str], seed: i
             _score(j, asyncio.run(retrieval.select(j.units, j.statements)), overhead)
             for j in judged
         ]
-        scores = np.array([s.score for s in scored])
-        fig = _figures(labels, scores, threshold, draws)
+        scores = np.array([v for s in scored for v in s.scores], dtype=float)
+        fig = _figures(problems, scores, threshold, draws)
         calls = float(np.mean([s.calls for s in scored]))
         tokens = float(np.mean([s.tokens for s in scored]))
         base_calls = base_calls or calls
@@ -179,24 +246,35 @@ def table(judged: Sequence[Judged], judge: str, settings: Sequence[str], seed: i
             for v, (lo, hi) in (fig["auc"], fig["bacc"], fig["bacc_best"])
         ]
         lines.append(
-            f"| {spec} | {' | '.join(cells)} | {calls:.1f} | {tokens:,.0f} | "
-            f"{base_calls / calls:.1f}x fewer |"
+            f"| {spec} | {' | '.join(cells)} | {fig['unreadable']} | {calls:.1f} | "
+            f"{tokens:,.0f} | {base_calls / calls:.1f}x fewer |"
         )
     return "\n".join(lines)
 
 
-def _run(judge: str, model_args: dict[str, Any], data: str, log_dir: Path) -> Path:
+def _run(
+    judge: str, model_args: dict[str, Any], data: str, log_dir: Path, budget: int | None
+) -> Path:
     from inspect_ai import eval as inspect_eval
 
+    from longform_evals.tasks.judge_agreement import judge_agreement
     from longform_evals.tasks.longformfact import longformfact
 
+    # LongSciVerify (a folder of reviewers' CSVs) is labelled per sentence: judge_agreement
+    per_sentence = Path(data).is_dir() and any(Path(data).glob("*reviewer*.csv"))
+    task = (
+        judge_agreement(kind="faithfulness", data=data, budget=budget)
+        if per_sentence
+        else longformfact(data_dir=data)
+    )
     # one summary at a time: a one-slot local judge then reuses each document's prefix
     [log] = inspect_eval(
-        longformfact(data_dir=data),
+        task,
         model=judge,
         model_args=model_args,
         log_dir=str(log_dir),
         max_samples=1,
+        limit=None if per_sentence else budget,
         display="plain",
     )
     if log.status != "success":
@@ -206,7 +284,10 @@ def _run(judge: str, model_args: dict[str, Any], data: str, log_dir: Path) -> Pa
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--log", help="a longformfact log judged with retrieval=all")
+    parser.add_argument(
+        "--log", help="a longformfact or judge_agreement (faithfulness) log judged with "
+        "retrieval=all",
+    )  # fmt: skip
     parser.add_argument("--run", action="store_true", help="judge --data first")
     parser.add_argument("--judge", default="gguf/qwen2.5-coder-1.5b")
     parser.add_argument(
@@ -214,8 +295,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="a model argument of the judge (as inspect eval -M; repeatable)",
     )  # fmt: skip
     parser.add_argument(
-        "--data", default="../shared/data/longformfact/longformfact_12_examples.jsonl"
-    )
+        "--data", default="../shared/data/longformfact/longformfact_12_examples.jsonl",
+        help="LongFormFact .jsonl (summary and sentence labels) or the LongSciVerify folder",
+    )  # fmt: skip
+    parser.add_argument("--budget", type=int, help="judge at most this many summaries")
     parser.add_argument("--log-dir", default="logs/faithfulness_retrieval")
     parser.add_argument("--settings", default=",".join(SETTINGS))
     args = parser.parse_args(argv)
@@ -225,15 +308,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         from longform_evals.cli.group import parse_key_values
 
         model_args = parse_key_values(tuple(args.model_args), "-M")
-        location = _run(args.judge, model_args, args.data, Path(args.log_dir))
+        location = _run(args.judge, model_args, args.data, Path(args.log_dir), args.budget)
     elif args.log:
         location = Path(args.log)
     else:
         parser.error("give --log LOG, or --run")
     log = read_eval_log(str(location))
     judged = [j for s in log.samples or [] if (j := _judged(s)) is not None]
-    if len({j.label for j in judged}) < 2:
-        raise SystemExit("the log needs summaries people labelled faithful and unfaithful")
+    if len({p for j in judged for p in j.problems}) < 2:
+        raise SystemExit("the log needs units people labelled faithful and unfaithful")
     print(f"log: {location.name}")
     print(table(judged, str(log.eval.model), args.settings.split(",")))
     return 0

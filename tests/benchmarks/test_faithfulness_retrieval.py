@@ -11,7 +11,9 @@ import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai.model import get_model
 
-from helpers import load_benchmark_script
+from helpers import FAITH_RULES, load_benchmark_script, write_longsciverify
+from longform_evals.analysis.judge_agreement import reference_flag
+from longform_evals.tasks.judge_agreement import judge_agreement
 from longform_evals.tasks.longformfact import longformfact
 
 DOCS = [
@@ -69,8 +71,9 @@ def test_the_table_reproduces_the_log_and_counts_fewer_calls(
     assert bench.main(["--log", str(log_path), "--settings", "all,bm25:1,fused:1"]) == 0
     out = capsys.readouterr().out
     rows = {line.split("|")[1].strip(): line for line in out.splitlines() if line.startswith("| ")}
-    assert rows["all"].split("|")[5].strip() == "3.0"  # 3 documents x 1 sentence
-    assert rows["bm25:1"].split("|")[5].strip() == "1.0"
+    assert rows["all"].split("|")[6].strip() == "3.0"  # 3 documents x 1 sentence
+    assert rows["bm25:1"].split("|")[6].strip() == "1.0"
+    assert rows["all"].split("|")[5].strip() == "0"  # no unreadable summary
     assert "3.0x fewer" in rows["bm25:1"]
     # Reading every unit, the wolves document vouches for every summary (0.6), above the
     # judge's 0.55 for a backed one: AUC 0.75; asked only the nearest unit, 1.
@@ -89,4 +92,38 @@ def test_the_reconstructed_units_and_scores_are_the_logs(log_path: Path) -> None
         assert judged is not None and judged.units == DOCS
         scored = bench._score(judged, None, 0)
         value = sample.scores["faithfulness"].value  # type: ignore[index]
-        assert scored.score == pytest.approx(value["max_mean"])  # type: ignore[index]
+        assert scored.scores == [pytest.approx(value["max_mean"])]  # type: ignore[index]
+
+
+def test_sentence_labels_from_a_judge_agreement_log(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """LongSciVerify's reviewers label sentences: each rated sentence is a row, its score the
+    max support over the units asked, as the judge_agreement log recorded it."""
+    from inspect_ai.log import read_eval_log
+
+    data = write_longsciverify(tmp_path / "LongSciVerify")
+    task = judge_agreement(kind="faithfulness", data=str(data), chunking="tokens:5")
+    judge = get_model("scripted/judge", rules=json.dumps(FAITH_RULES), memoize=False)
+    [log] = inspect_eval(task, model=judge, log_dir=str(tmp_path / "logs"), display="none")
+    assert log.status == "success", log.error
+    bench = load_benchmark_script("faithfulness_retrieval")
+    samples = read_eval_log(log.location).samples
+    assert samples
+    rows = 0
+    for sample in samples:
+        judged = bench._judged(sample)
+        assert judged is not None and judged.level == "sentence" and len(judged.units) == 3
+        meta = sample.scores["judge_agreement"].metadata  # type: ignore[index]
+        rated = [u for u in meta["units"] if reference_flag(u["human"]) is not None]
+        assert judged.problems == [reference_flag(u["human"]) for u in rated]
+        scored = bench._score(judged, None, 0)
+        assert scored.scores == [pytest.approx(1 - u["judge_p"]) for u in rated]
+        assert scored.calls == 3 * len(rated)
+        rows += len(rated)
+    assert rows == 7
+    assert bench.main(["--log", log.location, "--settings", "all,bm25:1"]) == 0
+    out = capsys.readouterr().out
+    assert "7 sentence labels (2 unfaithful" in out
+    table = {line.split("|")[1].strip(): line for line in out.splitlines() if line.startswith("| ")}
+    assert "3.0x fewer" in table["bm25:1"]

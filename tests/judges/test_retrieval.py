@@ -4,6 +4,7 @@ each sentence (`judges/retrieval.py`), through the faithfulness scorer end to en
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import tempfile
 from pathlib import Path
@@ -39,11 +40,15 @@ class Overlap:
 
     calls: ClassVar[list[tuple[str, str]]] = []
 
-    def __init__(self, options: JudgeOptions, noisy: bool = False) -> None:
+    def __init__(
+        self, options: JudgeOptions, noisy: bool = False, calibrated_on: str = "all"
+    ) -> None:
         self.noisy = noisy
+        self.calibrated_on = calibrated_on
 
     def setup(self) -> JudgeSetup:
-        return JudgeSetup("overlap", JudgeCalibration("none (word overlap)"), None, "natural")
+        calibration = JudgeCalibration("none (word overlap)", retrieval=self.calibrated_on)
+        return JudgeSetup("overlap", calibration, None, "natural")
 
     async def support_rows(
         self, setup: JudgeSetup, texts: list[str], sentences: list[str]
@@ -68,9 +73,12 @@ def overlap(monkeypatch: pytest.MonkeyPatch) -> None:
     Overlap.calls = []
     monkeypatch.setitem(SUPPORT_JUDGES, "overlap", Overlap)
     monkeypatch.setitem(SUPPORT_JUDGES, "noisy", lambda o: Overlap(o, noisy=True))
+    monkeypatch.setitem(
+        SUPPORT_JUDGES, "bm25-calibrated", lambda o: Overlap(o, calibrated_on="bm25:1")
+    )
 
 
-def _score(summary: str, retrieval: str, judge: str = "overlap") -> dict[str, Any]:
+def _score(summary: str, retrieval: str | None, judge: str = "overlap") -> dict[str, Any]:
     sample = Sample(
         id="s", input="Summarize.", metadata={"documents": [SOURCE], "summary": summary}
     )
@@ -143,3 +151,29 @@ def test_retrieval_keeps_unrelated_units_from_vouching_for_a_wrong_sentence() ->
     right = "Mara repaired the lighthouse lamp."
     assert _score(right, "bm25:1", judge="noisy")["faithfulness"] == 1.0
     assert _score(right, "all", judge="noisy")["faithfulness"] == 1.0
+
+
+def test_the_default_is_what_the_judges_calibration_was_chosen_under() -> None:
+    summary = "Mara repaired the lighthouse lamp. The harbour froze in January."
+    calibrated = _score(summary, None, judge="bm25-calibrated")
+    assert calibrated["metadata"]["retrieval"] == "bm25:1" and calibrated["judge_calls"] == 2.0
+    # an uncalibrated judge (and a calibration file without the key) reads every unit
+    assert _score(summary, None)["metadata"]["retrieval"] == "all"
+    # a setting given overrides the calibration's, and is recorded
+    every = _score(summary, "all", judge="bm25-calibrated")
+    assert every["metadata"]["retrieval"] == "all" and every["judge_calls"] == 8.0
+
+
+def test_calibration_files_record_their_retrieval(tmp_path: Path) -> None:
+    from longform_evals.judges.faithfulness_calibration import load_calibration
+
+    base = {"prompt": "judge", "chunking": "words:400", "sentence_threshold": 0.6,
+            "thresholds": {"max_mean": 0.7}}  # fmt: skip
+    old, new, bad = tmp_path / "old.json", tmp_path / "new.json", tmp_path / "bad.json"
+    old.write_text(json.dumps(base))
+    new.write_text(json.dumps({**base, "retrieval": "fused:2"}))
+    bad.write_text(json.dumps({**base, "retrieval": "grep:2"}))
+    assert load_calibration("m", str(old)).retrieval == "all"
+    assert load_calibration("m", str(new)).retrieval == "fused:2"
+    with pytest.raises(ValueError, match="grep"):
+        load_calibration("m", str(bad))

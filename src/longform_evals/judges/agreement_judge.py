@@ -36,7 +36,7 @@ class AgreementJudge(LoggedFields):
         chunking: faithfulness: how the judge reads the source (default: its calibration).
         prompts_dir: folder overriding the judges' prompt templates.
         retrieval: faithfulness: which source units the judge reads per sentence (`all`, or
-            `<retriever>:<k>`; `judges/retrieval.py`).
+            `<retriever>:<k>`; `judges/retrieval.py`); None: the judge's calibration's.
     """
 
     kind: JudgeKind = "coherence"
@@ -47,7 +47,7 @@ class AgreementJudge(LoggedFields):
     support_judge: str = "llm"
     chunking: str | None = None
     prompts_dir: str | None = None
-    retrieval: str = "all"
+    retrieval: str | None = None
 
     FIELDS_NAME = "judge fields"
 

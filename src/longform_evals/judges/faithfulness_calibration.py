@@ -2,8 +2,9 @@
 
 A calibration file (`judges/calibration/faithfulness_<model>.json`, made by
 `benchmarks/faithfulness_judge.py --calibrate`) records the prompt and document chunking that
-worked best for a judge model, and the decision thresholds on its P(yes) support values chosen
-on the calibration split of the project's planted set (never on data that is reported): one for
+worked best for a judge model, the units it reads per sentence (`all`, or `<retriever>:<k>`:
+`judges/retrieval.py`), and the decision thresholds on its P(yes) support values chosen on
+the calibration split of the project's planted set (never on data that is reported): one for
 single sentences and one per summary aggregation. Judges without a file run with the neutral
 defaults (prompt `judge`, natural documents, threshold 0.5), and scores say so.
 """
@@ -16,6 +17,7 @@ from itertools import product
 
 from longform_evals.analysis import MERGES
 from longform_evals.judges.calibration_files import load_calibration_file
+from longform_evals.judges.retrieval import Retrieval
 
 SUMMARY_AGGREGATIONS: tuple[str, ...] = tuple(f"{d}_{s}" for d, s in product(MERGES, MERGES))
 """AGG_D-then-AGG_S aggregations, named `<doc merge>_<sentence merge>`."""
@@ -32,6 +34,9 @@ class JudgeCalibration:
             `uncalibrated`).
         prompt: the faithfulness template found best.
         chunking: the document chunking found best.
+        retrieval: the source units the judge reads per sentence when the thresholds were
+            chosen (`all`, or `<retriever>:<k>`); the judge's default (files without the key
+            were made reading every unit).
         sentence_threshold: P(yes) at or above which a single sentence counts as supported.
         thresholds: per aggregation (`max_mean`, ..., `full_mean` ...), the summary score at or
             above which a summary counts as faithful.
@@ -40,6 +45,7 @@ class JudgeCalibration:
     source: str
     prompt: str = "judge"
     chunking: str = "natural"
+    retrieval: str = "all"
     sentence_threshold: float = NEUTRAL_THRESHOLD
     thresholds: dict[str, float] = field(default_factory=dict)
 
@@ -61,6 +67,7 @@ def _parse(data: dict[str, object], source: str) -> JudgeCalibration:
             source=source,
             prompt=str(data["prompt"]),
             chunking=str(data["chunking"]),
+            retrieval=Retrieval.parse(str(data.get("retrieval", "all"))).spec,
             sentence_threshold=float(data["sentence_threshold"]),  # type: ignore[arg-type]
             thresholds=thresholds,
         )

@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import product
 from typing import Any
 
@@ -162,6 +162,8 @@ class _Resolved:
     thresholds: dict[str, float]
     """Summary thresholds per aggregation and for `faithfulness`."""
     sentence_threshold: float
+    retrieval: Retrieval
+    """The units it reads per sentence: the option given, else the calibration's."""
 
 
 @dataclass(frozen=True)
@@ -205,8 +207,9 @@ class FaithfulnessJudging:
     threshold: float | None
     judge_name: str = "llm"
     """The judge's name in `SUPPORT_JUDGES` (what its judge card's mode begins with)."""
-    retrieval: Retrieval = field(default_factory=Retrieval)
-    """Which units the judge reads for each sentence (`judges/retrieval.py`; all by default)."""
+    retrieval: Retrieval | None = None
+    """Which units the judge reads for each sentence (`judges/retrieval.py`); None: what the
+    judge's calibration was chosen under."""
 
     @classmethod
     def build(
@@ -230,7 +233,7 @@ class FaithfulnessJudging:
             include_full=include_full,
             threshold=threshold,
             judge_name=judge,
-            retrieval=Retrieval.parse(options.retrieval),
+            retrieval=None if options.retrieval is None else Retrieval.parse(options.retrieval),
         )
 
     @property
@@ -260,7 +263,7 @@ class FaithfulnessJudging:
             "calibration": judge.setup.calibration.source,
             "sentence_threshold": judge.sentence_threshold,
             "judge_card": self.judge_card(judge),
-            "retrieval": self.retrieval.spec,
+            "retrieval": judge.retrieval.spec,
             "matrix": judged.rows,
             # per source unit (the chunks, in order) and statement: what the judge answered
             # (None: unreadable, or not asked under retrieval)
@@ -288,8 +291,8 @@ class FaithfulnessJudging:
         chunking or calibration file, none applies."""
         own = (
             self.threshold is None
-            # cards and calibrations measure the judge reading every unit
-            and self.retrieval.retriever == "all"
+            # cards and calibrations measure the judge reading the units it was calibrated on
+            and judge.retrieval.spec == judge.setup.calibration.retrieval
             and judge.chunking == judge.setup.chunking
             # a user's calibration file is named by its path
             and str(judge.setup.calibration.source).startswith(("packaged", "none", "uncalibrated"))
@@ -310,7 +313,10 @@ class FaithfulnessJudging:
         }
         thresholds["faithfulness"] = thresholds[self.aggregation]
         sentence_threshold = threshold if threshold is not None else cal.sentence_threshold
-        return _Resolved(setup, self.chunking or setup.chunking, thresholds, sentence_threshold)
+        retrieval = self.retrieval or Retrieval.parse(cal.retrieval)
+        return _Resolved(
+            setup, self.chunking or setup.chunking, thresholds, sentence_threshold, retrieval
+        )
 
     async def judge_sample(
         self,
@@ -334,7 +340,7 @@ class FaithfulnessJudging:
 
         statements = statements or as_statements(sentences)
         texts = [u.text for u in units]
-        chosen = await self.retrieval.select(texts, statements)
+        chosen = await judge.retrieval.select(texts, statements)
         if chosen is None:
             by_unit = await judge_with_parts(ask, texts, statements)
         else:
@@ -396,7 +402,7 @@ class FaithfulnessJudging:
             "prompt": judge.setup.prompt,
             "aggregation": self.aggregation,
             "chunking": judge.chunking,
-            "retrieval": self.retrieval.spec,
+            "retrieval": judge.retrieval.spec,
             "calibration": judge.setup.calibration.source,
             "thresholds": judge.thresholds,
             "sentence_threshold": judge.sentence_threshold,

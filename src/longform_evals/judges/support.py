@@ -70,7 +70,8 @@ class JudgeOptions(LoggedFields):
             the evaluated model, as in Inspect's model-graded scorers).
         retrieval: which source units the judge reads for each sentence: `all` (every
             unit), or `<retriever>:<k>` with `bm25`, `embedding` or `fused`, the k units most
-            related to the sentence (`judges/retrieval.py`).
+            related to the sentence (`judges/retrieval.py`); None: the judge's calibration's
+            (the setting its thresholds were chosen under; `all` when uncalibrated).
     """
 
     max_tokens: int = 1
@@ -83,7 +84,7 @@ class JudgeOptions(LoggedFields):
     batch_size: int = 16
     model: str | None = None
     model_role: str | None = GRADER_ROLE
-    retrieval: str = "all"
+    retrieval: str | None = None
 
     FIELDS_NAME = "judge options"
 

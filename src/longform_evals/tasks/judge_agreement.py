@@ -83,7 +83,7 @@ def judge_agreement(
     chunking: str | None = None,
     books: str | None = None,
     prompts_dir: str | None = None,
-    retrieval: str = "all",
+    retrieval: str | None = None,
 ) -> Task:
     """A judge's agreement with people's labels on a human-labelled set.
 
@@ -107,7 +107,8 @@ def judge_agreement(
             publish.
         prompts_dir: folder overriding the judges' prompt templates.
         retrieval: faithfulness: which source units the judge reads for each sentence: `all`,
-            or `<retriever>:<k>` (`bm25`, `embedding`, `fused`; docs/faithfulness.md).
+            or `<retriever>:<k>` (`bm25`, `embedding`, `fused`; docs/faithfulness.md); default:
+            the judge's calibration.
     """
     if kind not in KINDS:
         raise ValueError(f"unknown kind {kind!r}; expected 'coherence' or 'faithfulness'")

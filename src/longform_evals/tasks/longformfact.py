@@ -91,7 +91,7 @@ def longformfact(
     max_tokens: int = 1,
     on_mismatch: str = "skip",
     prompts_dir: str | None = None,
-    retrieval: str = "all",
+    retrieval: str | None = None,
 ) -> Task:
     """Meta-evaluation of the LLM faithfulness judge on LongFormFact.
 
@@ -125,7 +125,7 @@ def longformfact(
         prompts_dir: folder overriding the `faithfulness/` prompt.
         retrieval: which source units the judge reads for each sentence: `all`, or
             `<retriever>:<k>` (`bm25`, `embedding`, `fused`): the k units most related to it
-            (docs/faithfulness.md).
+            (docs/faithfulness.md); default: the judge's calibration.
     """
     order_names = comma_list(orders)
     # the scorer first: a bad judge setting fails before any data is read (or downloaded)

@@ -92,7 +92,7 @@ def positional_bias(
     seed: int = 0,
     prompts_dir: str | None = None,
     cache: bool = True,
-    retrieval: str = "all",
+    retrieval: str | None = None,
 ) -> Task:
     """Faithfulness of generated multi-document summaries, per document order and position.
 
@@ -129,7 +129,8 @@ def positional_bias(
             epoch and try), so a rerun or `inspect eval-retry` of a half-finished sample
             repeats no finished step; false: no caching.
         retrieval: which units of each document the judge reads for each sentence: `all`,
-            or `<retriever>:<k>` (`bm25`, `embedding`, `fused`; docs/faithfulness.md).
+            or `<retriever>:<k>` (`bm25`, `embedding`, `fused`; docs/faithfulness.md); default:
+            the judge's calibration.
     """
     entry = strategy_entry("multidoc", strategy)
     settings = MultidocSettings(
