@@ -77,13 +77,14 @@ _CALIBRATION_KEYS = {
         "source": "calibration",
         "sentence_threshold": "sentence_threshold",
         "chunking": "chunking",
+        "retrieval": "retrieval",
         "prompt": "prompt",
     },
 }
 # Per kind, the task arguments that change how the judge is asked (the card's `settings`).
 _SETTINGS = {
     "coherence": ("layout", "calibration", "threshold", "prompts_dir"),
-    "faithfulness": ("judge", "threshold", "chunking", "prompts_dir"),
+    "faithfulness": ("judge", "threshold", "chunking", "retrieval", "prompts_dir"),
 }
 
 
