@@ -120,6 +120,12 @@ def _add_legend(fig: Figure, ax: Axes, lines: Sequence[str]) -> None:
         fig.text(box.x0, y, line, fontsize=FONT, gid=f"lf-legend-{k}")
 
 
+def _tokens(v: float) -> str:
+    """A tick's token count: whole above 100, else two significant digits (a handful of
+    tokens would otherwise read 4, 4, 4)."""
+    return f"{v:,.0f}" if v >= 100 else f"{v:.2g}"
+
+
 def _token_ticks(ax: Axes, ratio: float) -> None:
     """Plain token counts on the log axis: evenly spaced ticks within a decade, 1-2-5 steps
     across decades (the default 10^n labels say little about a narrow range)."""
@@ -130,7 +136,7 @@ def _token_ticks(ax: Axes, ratio: float) -> None:
     else:
         ax.xaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
     ax.xaxis.set_minor_locator(NullLocator())
-    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: _tokens(v)))
 
 
 def cost_figure(points: Sequence[CostPoint], metric_label: str) -> CostFigure:
