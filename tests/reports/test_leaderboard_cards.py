@@ -150,8 +150,11 @@ def test_every_output_shows_the_column(board: Leaderboard) -> None:
 
     page = to_html(board, "logs")
     assert "<th>judge card</th>" in page
-    assert f'data-value="{HEADLINE}">{HEADLINE}</td>' in page
-    assert f">{NO_JUDGE}</td>" in page
+    # The headline links to the card, which the page holds under that anchor.
+    anchor = "judge-card-scripted-judge__coherence__sentence"
+    assert f'data-value="{HEADLINE}"><a class="card" href="#{anchor}">{HEADLINE}</a></td>' in page
+    assert page.count(f'id="{anchor}"') == 1
+    assert f">{NO_CARD}</td>" in page and f">{NO_JUDGE}</td>" in page
 
 
 def test_the_card_column_from_the_names_samples_give(card_folder: Path) -> None:

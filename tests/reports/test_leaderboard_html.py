@@ -98,11 +98,12 @@ def test_table_sort_and_plot_after_scripts_ran(page, tmp_path: Path) -> None:  #
     assert models_in_order(tab) == ["gguf/small", "gguf/medium", "gguf/large"]
     tab.click(f"table.board th:nth-child({column + 1})")
     assert models_in_order(tab) == ["gguf/large", "gguf/medium", "gguf/small"]
-    # One point and one interval per row on the score-versus-tokens plot, each named.
-    assert tab.locator("svg.frontier circle.point").count() == 3
-    assert tab.locator("svg.frontier line.ci").count() == 3
+    # One point, one interval and one name per row on the score-versus-tokens plot.
+    assert tab.locator("svg.frontier g.point").count() == 3
+    assert tab.locator("svg.frontier g[id^=lf-ci-]").count() == 3
+    assert tab.locator("svg.frontier g[id^=lf-label-]").count() == 3
     titles = tab.eval_on_selector_all(
-        "svg.frontier circle title", "ts => ts.map(t => t.textContent)"
+        "svg.frontier g.point > title", "ts => ts.map(t => t.textContent)"
     )
     assert any(t.startswith("gguf/large: 90.5") for t in titles)
     # Model cells link to their logs in `inspect view`.

@@ -605,19 +605,25 @@ def _shown_metrics(rows: Sequence[Row]) -> dict[str, list[Metric]]:
     return shown
 
 
+def rank_group(row: Row) -> str:
+    """The rows a row is ranked against are those of its variant with this same key (its
+    judge): every surface that groups ranked rows asks here."""
+    return str(row.judge)
+
+
 def _rank(rows: Sequence[Row], metrics: Mapping[str, list[Metric]]) -> list[str]:
     """Rank rows per variant and metric among rows with the same judge; say where not."""
     notes = []
     for variant, shown in metrics.items():
         group = [r for r in rows if r.variant == variant]
-        judges = sorted({str(r.judge) for r in group})
+        judges = sorted({rank_group(r) for r in group})
         if len(judges) > 1:
             notes.append(
                 f"{variant}: rows judged by different judges ({', '.join(judges)}) are ranked "
                 "only against rows with the same judge"
             )
         for judge in judges:
-            same = [r for r in group if str(r.judge) == judge]
+            same = [r for r in group if rank_group(r) == judge]
             for metric in shown:
                 ranks = shared_ranks(
                     [r.per_sample.get(metric.label, {}) for r in same],

@@ -1,9 +1,11 @@
 """The leaderboard written out: markdown (for a terminal or a note), CSV, JSON, one HTML page.
 
-The HTML page is one file with no outside resources: a sortable table per task variant (click
-a header), each task's score-versus-tokens plot as inline SVG (the cost-quality frontier:
-cheaper and better is up and to the left), and each row's model and score cells linking to its
-log in ``inspect view``.
+The HTML page is one file with no outside resources. First the overview, models by task with
+each task's headline figure and rank (`leaderboard_overview.py`); then a sortable table per
+task variant (click a header) with its score-versus-tokens plot (`cost_plot.py`, inline SVG:
+the cost-quality frontier, cheaper and better up and to the left), each row's model and score
+cells linking to its log in ``inspect view`` and its judge card cell to the card, which the
+page's last section holds (`leaderboard_judge_cards.py`).
 """
 
 from __future__ import annotations
@@ -17,23 +19,19 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from longform_evals.reports.cost_plot import cost_plot_svg
 from longform_evals.reports.leaderboard import Leaderboard, Metric, Row
+from longform_evals.reports.leaderboard_format import interval_text, number, td
+from longform_evals.reports.leaderboard_judge_cards import (
+    Cards,
+    card_link,
+    cards_section,
+    page_cards,
+)
+from longform_evals.reports.leaderboard_overview import overview_html, variant_anchor
 
 VIEW_URL = "http://127.0.0.1:7575/#/logs/"
 """Where ``inspect view --log-dir <folder>`` shows a log of that folder."""
-
-
-def _num(x: float, digits: int = 1) -> str:
-    return "-" if x is None or math.isnan(x) else f"{x:,.{digits}f}"
-
-
-def _cell(row: Row, metric: Metric) -> str:
-    interval = row.metrics.get(metric.label)
-    if interval is None:
-        return "-"
-    if not interval.defined:
-        return f"{_num(interval.value)} (n={interval.n})"
-    return f"{_num(interval.value)} [{_num(interval.low)}, {_num(interval.high)}]"
 
 
 def _sorted(board: Leaderboard, variant: str) -> list[Row]:
@@ -71,13 +69,13 @@ COST_HEADERS = [
 
 def _cost_cells(row: Row) -> list[str]:
     return [
-        _num(row.input_tokens, 0),
-        _num(row.output_tokens, 0),
-        _num(row.cache_read_tokens, 0),
-        _num(row.judge_tokens, 0),
-        _num(row.calls, 1),
-        _num(row.judge_calls, 1),
-        _num(row.wall_seconds, 0),
+        number(row.input_tokens, 0),
+        number(row.output_tokens, 0),
+        number(row.cache_read_tokens, 0),
+        number(row.judge_tokens, 0),
+        number(row.calls, 1),
+        number(row.judge_calls, 1),
+        number(row.wall_seconds, 0),
     ]
 
 
@@ -110,13 +108,13 @@ def to_markdown(board: Leaderboard) -> str:
             cells = [
                 rank,
                 row.model,
-                *[_cell(row, m) for m in metrics],
+                *[interval_text(row, m) for m in metrics],
                 str(n),
                 str(missing),
                 str(row.judge or "none"),
                 str(row.judge_mode or "-"),
                 row.judge_card.replace("|", "\\|"),
-                _num(100 * row.parse_failure_rate),
+                number(100 * row.parse_failure_rate),
                 *_cost_cells(row),
                 ", ".join(row.flags) or "-",
             ]
@@ -236,63 +234,6 @@ def to_csv(board: Leaderboard) -> str:
     return buffer.getvalue()
 
 
-def _svg_plot(rows: list[Row], metric: Metric) -> str:
-    """Score against evaluated-model tokens per sample, one labelled point per row."""
-    points = [
-        (r.tokens, r.metrics[metric.label], r.model)
-        for r in rows
-        if metric.label in r.metrics and r.tokens > 0
-    ]
-    width, height, pad = 640, 300, 56
-    if not points:
-        return f'<p class="noplot">No {html.escape(metric.label)} with token counts to plot.</p>'
-    xs = [math.log10(p[0]) for p in points]
-    lows = [p[1].low if p[1].defined else p[1].value for p in points]
-    highs = [p[1].high if p[1].defined else p[1].value for p in points]
-    x0, x1 = min(xs) - 0.1, max(xs) + 0.1
-    y0, y1 = min(lows), max(highs)
-    y0, y1 = (y0 - 1, y1 + 1) if y1 - y0 < 1e-9 else (y0 - 0.05 * (y1 - y0), y1 + 0.05 * (y1 - y0))
-
-    def px(x: float) -> float:
-        # Leave room on the right for the last point's label.
-        return pad + (x - x0) / (x1 - x0) * (width - 2 * pad - 120)
-
-    def py(y: float) -> float:
-        return height - pad - (y - y0) / (y1 - y0) * (height - 2 * pad)
-
-    parts = [
-        f'<svg class="frontier" width="{width}" height="{height}" role="img" '
-        f'aria-label="{html.escape(metric.label)} against tokens per sample">',
-        f'<line x1="{pad}" y1="{height - pad}" x2="{width - pad}" y2="{height - pad}" '
-        'stroke="#444"/>',
-        f'<line x1="{pad}" y1="{pad}" x2="{pad}" y2="{height - pad}" stroke="#444"/>',
-        f'<text x="{width / 2}" y="{height - 16}" text-anchor="middle">'
-        "tokens per sample (log scale)</text>",
-        f'<text x="16" y="{height / 2}" transform="rotate(-90 16 {height / 2})" '
-        f'text-anchor="middle">{html.escape(metric.label)}</text>',
-        f'<text x="{pad}" y="{height - pad + 16}" text-anchor="middle">{10**x0:,.0f}</text>',
-        f'<text x="{px(x1):.1f}" y="{height - pad + 16}" text-anchor="middle">{10**x1:,.0f}</text>',
-        f'<text x="{pad - 4}" y="{py(y0)}" text-anchor="end">{y0:.1f}</text>',
-        f'<text x="{pad - 4}" y="{py(y1)}" text-anchor="end">{y1:.1f}</text>',
-    ]
-    for x, (tokens, interval, model), low, high in zip(xs, points, lows, highs, strict=True):
-        cx, cy = px(x), py(interval.value)
-        parts.append(
-            f'<line class="ci" x1="{cx:.1f}" y1="{py(low):.1f}" x2="{cx:.1f}" y2="{py(high):.1f}" '
-            'stroke="#888"/>'
-        )
-        parts.append(
-            f'<circle class="point" cx="{cx:.1f}" cy="{cy:.1f}" r="5" fill="#2563eb">'
-            f"<title>{html.escape(model)}: {interval.value:.1f} at {tokens:,.0f} tokens</title>"
-            "</circle>"
-        )
-        parts.append(
-            f'<text x="{cx + 7:.1f}" y="{cy - 7:.1f}" font-size="11">{html.escape(model)}</text>'
-        )
-    parts.append("</svg>")
-    return "".join(parts)
-
-
 _SCRIPT = """
 document.querySelectorAll("table.board").forEach(function (table) {
   table.querySelectorAll("th").forEach(function (th, col) {
@@ -326,20 +267,29 @@ table.board th[data-order=desc]::after { content: " \\25BC"; }
 table.board td.text { text-align: left; }
 td.flag { color: #b91c1c; }
 .note, .skipped { color: #555; }
+table.overview { border-collapse: collapse; margin: 1em 0; font-size: 14px; }
+table.overview th, table.overview td { border: 1px solid #ccc; padding: 6px 10px; }
+table.overview thead th { background: #f3f4f6; text-align: left; vertical-align: bottom; }
+table.overview th.model { background: #f9fafb; text-align: left; }
+table.overview td { text-align: right; vertical-align: top; }
+table.overview td.best { background: #ecfdf5; }
+table.overview td.missing { color: #6b7280; background: repeating-linear-gradient(
+  45deg, #fafafa, #fafafa 6px, #f0f0f0 6px, #f0f0f0 12px); text-align: center; }
+table.overview .sub, table.overview .rank { font-size: 12px; color: #555; }
+table.overview .flag { font-size: 12px; color: #b91c1c; }
+section.judge-card pre { white-space: pre-wrap; font-size: 12px; background: #f9fafb;
+  padding: 8px; }
+svg.frontier { max-width: 100%; height: auto; }
 """
 
 
-def _td(text: str, value: Any, cls: str = "") -> str:
-    attr = f' class="{cls}"' if cls else ""
-    shown = "" if value is None else str(value)
-    return f'<td{attr} data-value="{html.escape(shown)}">{text}</td>'
-
-
-def _html_variant(board: Leaderboard, variant: str) -> list[str]:
-    """One variant's section: its table, its judges' quality and its cost plot."""
+def _html_variant(board: Leaderboard, index: int, cards: Cards) -> list[str]:
+    """The ``index``-th variant's section: its table, its judges' quality and its cost plot."""
+    variant = board.variants()[index]
+    anchor = variant_anchor(index, variant)
     metrics = board.metrics.get(variant, [])
     rows = _sorted(board, variant)
-    body = [f"<h2>{html.escape(variant)}</h2>"]
+    body = [f'<h2 id="{anchor}">{html.escape(variant)}</h2>']
     headers = [
         "rank", "model", *[f"{m.label} [95 % CI]" for m in metrics], "N", "judge",
         "judge mode", "judge card", "parse fail %", *COST_HEADERS, "flags",
@@ -347,17 +297,17 @@ def _html_variant(board: Leaderboard, variant: str) -> list[str]:
     body.append('<table class="board"><thead><tr>')
     body.extend(f"<th>{html.escape(h)}</th>" for h in headers)
     body.append("</tr></thead><tbody>")
-    body.extend(_html_row(row, metrics) for row in rows)
+    body.extend(_html_row(row, metrics, cards) for row in rows)
     body.append("</tbody></table>")
     qualities = sorted({r.judge_quality for r in rows})
     body.extend(f'<p class="note">judge quality: {html.escape(q)}</p>' for q in qualities)
     for metric in metrics[:1]:
         body.append(f"<h3>{html.escape(metric.label)} against cost</h3>")
-        body.append(_svg_plot(rows, metric))
+        body.append(cost_plot_svg(rows, metric, anchor))
     return body
 
 
-def _html_row(row: Row, metrics: Sequence[Metric]) -> str:
+def _html_row(row: Row, metrics: Sequence[Metric], cards: Cards) -> str:
     """One table row; the model's name and its figures link to its log."""
     first = metrics[0].label if metrics else None
     rank = row.ranks.get(first) if first else None
@@ -366,10 +316,10 @@ def _html_row(row: Row, metrics: Sequence[Metric]) -> str:
     def link(text: str) -> str:
         return f'<a href="{href}" title="{html.escape(row.log)}">{html.escape(text)}</a>'
 
-    cells = [_td(str(rank or "-"), rank), _td(link(row.model), row.model, "text")]
+    cells = [td(str(rank or "-"), rank), td(link(row.model), row.model, "text")]
     for m in metrics:
         interval = row.metrics.get(m.label)
-        cells.append(_td(link(_cell(row, m)), interval.value if interval else None))
+        cells.append(td(link(interval_text(row, m)), interval.value if interval else None))
     n = max((i.n for i in row.metrics.values()), default=0)
     costs = [
         row.input_tokens,
@@ -381,13 +331,13 @@ def _html_row(row: Row, metrics: Sequence[Metric]) -> str:
         row.wall_seconds,
     ]
     cells += [
-        _td(str(n), n),
-        _td(html.escape(str(row.judge or "none")), row.judge, "text"),
-        _td(html.escape(str(row.judge_mode or "-")), row.judge_mode, "text"),
-        _td(html.escape(row.judge_card), row.judge_card, "text"),
-        _td(_num(100 * row.parse_failure_rate), row.parse_failure_rate),
-        *[_td(text, v) for text, v in zip(_cost_cells(row), costs, strict=True)],
-        _td(
+        td(str(n), n),
+        td(html.escape(str(row.judge or "none")), row.judge, "text"),
+        td(html.escape(str(row.judge_mode or "-")), row.judge_mode, "text"),
+        td(card_link(row, cards), row.judge_card, "text"),
+        td(number(100 * row.parse_failure_rate), row.parse_failure_rate),
+        *[td(text, v) for text, v in zip(_cost_cells(row), costs, strict=True)],
+        td(
             html.escape(", ".join(row.flags) or "-"),
             ", ".join(row.flags),
             "text flag" if row.flags else "text",
@@ -405,8 +355,10 @@ def to_html(board: Leaderboard, log_dir: str | Path) -> str:
         "name. Intervals are 95 % bootstrap intervals over samples; rows that cannot be told "
         "apart share a rank; rows judged by different judges are not ranked together.</p>",
     ]
-    for variant in board.variants():
-        body += _html_variant(board, variant)
+    cards = page_cards(board.rows)
+    body += overview_html(board, cards)
+    for index in range(len(board.variants())):
+        body += _html_variant(board, index, cards)
     body.extend(f'<p class="note">{html.escape(n)}</p>' for n in board.notes)
     if board.skipped:
         body.append('<h2>Skipped logs</h2><ul class="skipped">')
@@ -415,6 +367,7 @@ def to_html(board: Leaderboard, log_dir: str | Path) -> str:
             for log, why in board.skipped
         )
         body.append("</ul>")
+    body += cards_section(cards)
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f"<title>longform-evals leaderboard</title><style>{_STYLE}</style></head><body>"
