@@ -91,3 +91,46 @@ def test_grader_model_resolution() -> None:
     named = _model("named", "Yes")
     assert grader_model(named) is named
     assert str(grader_model("scripted/by-name")) == "scripted/by-name"
+
+
+def _generated_run(tmp_path: Path, roles: dict[str, Model] | None) -> EvalLog:
+    """The evaluated model writes the summary (Inspect's `generate`), then every judged
+    scorer judges it."""
+    from inspect_ai.solver import generate
+
+    sample = Sample(id="s", input="Summarize.", target="Mara keeps it.",
+                    metadata={"documents": DOCS})  # fmt: skip
+    scorers = [
+        booookscore(CoherenceJudging(mode="sentence", cache=False)),
+        faithfulness(judge_options={"cache": False}),
+        llm_raters(rule="verdicts", cache=False),
+    ]
+    task = Task(dataset=MemoryDataset([sample]), solver=generate(), scorer=scorers)
+    [log] = inspect_eval(task, model=_model("evaluated", SUMMARY), model_roles=roles,
+                         log_dir=str(tmp_path), display="none")  # fmt: skip
+    assert log.status == "success", log.error
+    return log
+
+
+def test_a_model_judging_its_own_output_is_flagged_and_warned(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from longform_evals.models import grader
+
+    monkeypatch.setattr(grader, "_warned", set())
+    log = _generated_run(tmp_path / "self", None)
+    scores = _scores(log)
+    assert {name: s.metadata["self_judged"] for name, s in scores.items()} == {  # type: ignore[index]
+        "booookscore": True, "faithfulness": True, "llm_raters": True
+    }  # fmt: skip
+    assert log.samples is not None
+    warnings = [
+        e.message.message for e in log.samples[0].events
+        if e.event == "logger" and "judges its own output" in e.message.message
+    ]  # fmt: skip
+    assert len(warnings) == 1 and "--model-role grader=" in warnings[0]
+    bound = _scores(_generated_run(tmp_path / "bound", {"grader": _model("grader", "Yes")}))
+    assert not any(s.metadata["self_judged"] for s in bound.values())  # type: ignore[index]
+    # a given summary was written by no evaluated model: judging it is not self-judging
+    given = _scores(_run(tmp_path / "given", [faithfulness(judge_options={"cache": False})]))
+    assert given["faithfulness"].metadata["self_judged"] is False  # type: ignore[index]

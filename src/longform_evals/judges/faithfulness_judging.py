@@ -36,6 +36,7 @@ from longform_evals.judges.support import (
 from longform_evals.judges.support_judges import check_judge, support_judge
 from longform_evals.judges.text_check import TextCheck, check_text
 from longform_evals.judges.unit_judge import JudgedUnits, support_verdict
+from longform_evals.models.grader import self_judged
 from longform_evals.text import (
     DocChunk,
     chunk_documents,
@@ -447,6 +448,9 @@ class FaithfulnessJudging:
         matrix = SupportMatrix.from_rows(judged.rows, full=judged.full)
         values = self.score_values(judged, matrix, check)
         metadata = self.score_metadata(judge, judged, matrix, len(documents), check)
+        metadata["self_judged"] = self_judged(
+            judge.setup.name, state.output.model if state.output else None
+        )
         unread = sum(1 for row in judged.unit_rows for j in row if j.asked and j.value is None)
         total = sum(j.asked for row in judged.unit_rows for j in row)
         if judge.setup.calibration.source == "uncalibrated":

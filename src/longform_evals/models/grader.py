@@ -9,7 +9,11 @@ with another (``booookscore(model="openai/gpt-4o")``, ``faithfulness(model_role=
 
 from __future__ import annotations
 
+import logging
+
 from inspect_ai.model import Model, get_model
+
+logger = logging.getLogger(__name__)
 
 GRADER_ROLE = "grader"
 """The default role of every judge of the suite (``--model-role grader=...``)."""
@@ -22,3 +26,34 @@ def grader_model(model: str | Model | None = None, model_role: str | None = GRAD
     if model:
         return get_model(model)
     return get_model(role=model_role) if model_role else get_model()
+
+
+_warned: set[str] = set()
+
+
+def self_judged(judge: Model | str, producer: str | None) -> bool:
+    """Whether ``judge`` (a model, or its name) is judging its own output: it is the model
+    under evaluation (the sample's active model) and that model wrote the output
+    (``producer``, the output's `model`; a given summary, `given`, was written by none).
+
+    Where it is, a warning goes to the log (once per judge and process; every score records
+    `self_judged`): with no `grader` role bound, Inspect lets the evaluated model judge
+    itself, which flatters it.
+    """
+    if not producer or producer in {"given", "lm-eval"}:
+        return False
+    try:
+        evaluated = get_model()
+    except Exception:  # no active model outside an eval: nothing is being evaluated
+        return False
+    if str(judge) != str(evaluated):
+        return False
+    if str(judge) not in _warned:
+        _warned.add(str(judge))
+        logger.warning(
+            "the judge %s is the model under evaluation and judges its own output; bind "
+            "another judge with --model-role %s=<model> (scores say self_judged)",
+            judge,
+            GRADER_ROLE,
+        )
+    return True

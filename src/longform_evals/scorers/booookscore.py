@@ -29,7 +29,7 @@ from longform_evals.judges.coherence import SentenceVerdict
 from longform_evals.judges.coherence_judges import CoherenceJudging, resolve_mode
 from longform_evals.judges.coherence_types import ERROR_TYPES
 from longform_evals.judges.text_check import TextCheck, check_text
-from longform_evals.models.grader import GRADER_ROLE, grader_model
+from longform_evals.models.grader import GRADER_ROLE, grader_model, self_judged
 from longform_evals.scorers.limits import unless_limited
 from longform_evals.scorers.unscorable import unscorable_metrics
 
@@ -135,6 +135,7 @@ def booookscore(
             metadata={
                 "mode": extra.pop("mode"),
                 "judge": str(grader),
+                "self_judged": self_judged(grader, state.output.model if state.output else None),
                 **extra,
                 **check.metadata(),
                 "sentences": [v.as_dict() for v in verdicts],

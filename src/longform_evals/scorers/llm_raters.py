@@ -55,7 +55,7 @@ from longform_evals.judges.raters import (
     rated,
 )
 from longform_evals.judges.text_check import EMPTY_SUMMARY, TextCheck, check_text
-from longform_evals.models.grader import GRADER_ROLE, grader_model
+from longform_evals.models.grader import GRADER_ROLE, grader_model, self_judged
 from longform_evals.scorers.limits import unless_limited
 from longform_evals.scorers.references import reference_texts
 from longform_evals.scorers.unscorable import unscorable_metrics
@@ -204,7 +204,10 @@ def llm_raters(
             },
             answer=answer,
             explanation=_explanation(result, len(references), calibrated),
-            metadata=_metadata(str(rater), cal, calibrated, references, result, check),
+            metadata={
+                **_metadata(str(rater), cal, calibrated, references, result, check),
+                "self_judged": self_judged(rater, state.output.model if state.output else None),
+            },
         )
 
     return unless_limited(score)
