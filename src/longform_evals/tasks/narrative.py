@@ -26,8 +26,9 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.scorer import Scorer
 from inspect_ai.solver import Solver
 
-from longform_evals.data.booksum import load_booksum, load_booksum_hf
-from longform_evals.data.squality import load_squality, load_squality_hf
+from longform_evals.data.booksum import BOOKSUM_HF_DATASET, load_booksum, load_booksum_hf
+from longform_evals.data.sources import DATA_SOURCE_KEY, data_source, pinned_revision
+from longform_evals.data.squality import SQUALITY_HF_DATASET, load_squality, load_squality_hf
 from longform_evals.scorers.bertscore import bertscore
 from longform_evals.scorers.booookscore import booookscore as booookscore_scorer
 from longform_evals.scorers.length_control import length_control
@@ -78,6 +79,9 @@ def narrative_scorers(target_words: int, tolerance: float, coherence: bool) -> l
     return [*scorers, booookscore_scorer(), limited()] if coherence else [*scorers, limited()]
 
 
+NARRATIVE_VERSION = "1.0.0"
+"""The version of both narrative tasks (their cards say it too)."""
+
 _SETTINGS = ("chunk_size", "context_window", "target_words", "temperature", "prompts_dir", "cache")
 """The task parameters both narrative tasks pass on to `SummarySettings`."""
 
@@ -86,10 +90,12 @@ def _narrative_task(
     name: str,
     samples: Callable[[], list[Sample]],
     task_args: dict[str, Any],
+    source: dict[str, Any],
     question_key: str | None = None,
 ) -> Task:
     """A narrative task from its arguments: scorers and solver first (a bad strategy fails
-    before the data is read), then the samples."""
+    before the data is read), then the samples; ``source`` (where they came from) goes into
+    the log's metadata."""
     scorers = narrative_scorers(
         task_args["target_words"], task_args["tolerance"], task_args["coherence"]
     )
@@ -103,7 +109,8 @@ def _narrative_task(
         dataset=MemoryDataset(samples(), name=name),
         solver=solver,
         scorer=scorers,
-        version="1.0.0",
+        version=NARRATIVE_VERSION,
+        metadata={DATA_SOURCE_KEY: source},
     )
 
 
@@ -123,6 +130,7 @@ def booksum(
     preprocess: bool = True,
     compress: bool = True,
     cache: bool = True,
+    revision: str = pinned_revision(BOOKSUM_HF_DATASET),
 ) -> Task:
     """BookSum chapters or books, summarized and compared with the reference summaries.
 
@@ -144,12 +152,17 @@ def booksum(
         cache: cache every summarizer call (Inspect's cache, no expiry; keyed by sample,
             epoch and try), so a rerun or `inspect eval-retry` of a half-finished sample
             repeats no finished step; false: no caching.
+        revision: the commit, branch or tag of the HF dataset to read (default: the one the
+            suite pins, `data/sources.py`); recorded in the log's metadata.
     """
+    source = data_source(data, BOOKSUM_HF_DATASET, revision, "test")
 
     def samples() -> list[Sample]:
-        return load_booksum(data, level=level) if data is not None else load_booksum_hf()
+        if data is not None:
+            return load_booksum(data, level=level)
+        return load_booksum_hf(revision=revision)
 
-    return _narrative_task("booksum", samples, locals())
+    return _narrative_task("booksum", samples, locals(), source)
 
 
 @task
@@ -169,6 +182,7 @@ def squality(
     focus: bool = True,
     split: str = "validation",
     cache: bool = True,
+    revision: str = pinned_revision(SQUALITY_HF_DATASET),
 ) -> Task:
     """SQuALITY: question-focused summaries of short stories, against four references each.
 
@@ -199,12 +213,16 @@ def squality(
         cache: cache every summarizer call (Inspect's cache, no expiry; keyed by sample,
             epoch and try), so a rerun or `inspect eval-retry` of a half-finished sample
             repeats no finished step; false: no caching.
+        revision: as for `booksum` (of HF `pszemraj/SQuALITY-v1.3`).
     """
+    source = data_source(data, SQUALITY_HF_DATASET, revision, split)
 
     def samples() -> list[Sample]:
-        return load_squality(data) if data is not None else load_squality_hf(split)
+        if data is not None:
+            return load_squality(data)
+        return load_squality_hf(split, revision=revision)
 
-    return _narrative_task("squality", samples, locals(), "question" if focus else None)
+    return _narrative_task("squality", samples, locals(), source, "question" if focus else None)
 
 
 _HEADLINES = (
