@@ -28,6 +28,7 @@ from longform_evals.data.sources import (
     DEFAULT_BRANCH,
     PINS,
     Pin,
+    Published,
     data_source,
     pinned_revision,
     placeholder_pins,
@@ -149,11 +150,11 @@ def test_revisions_resolve_to_the_pin_unless_given() -> None:
 
 
 def test_local_data_refuses_a_revision_it_would_not_use() -> None:
-    assert data_source("q.jsonl", "emozilla/quality", pinned_revision("emozilla/quality")) == {
-        "path": "q.jsonl"
-    }
+    published = Published("emozilla/quality", "validation")
+    assert data_source("q.jsonl", published, published.pin.revision) == {"path": "q.jsonl"}
     with pytest.raises(ValueError, match="applies to the published emozilla/quality only"):
-        data_source("q.jsonl", "emozilla/quality", COMMIT)
+        data_source("q.jsonl", published, COMMIT)
+    assert Published("someone/else").pin == Pin(DEFAULT_BRANCH)
 
 
 # --- the loaders ---

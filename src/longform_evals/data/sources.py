@@ -27,6 +27,7 @@ __all__ = [
     "DEFAULT_BRANCH",
     "PINS",
     "Pin",
+    "Published",
     "data_source",
     "hub_source",
     "local_source",
@@ -75,6 +76,26 @@ PINS: dict[str, Pin] = {
 }
 """Dataset id (Hub id, or GitHub ``owner/repository``) -> the revision read. Every entry is a
 placeholder at present (see the module docstring)."""
+
+
+@dataclass(frozen=True)
+class Published:
+    """The published copy a task reads when it is given no data.
+
+    Attributes:
+        dataset: The dataset id (a key of :data:`PINS`).
+        split: The split read by default.
+        config: The configuration read, where the dataset has several.
+    """
+
+    dataset: str
+    split: str | None = None
+    config: str | None = None
+
+    @property
+    def pin(self) -> Pin:
+        """Its pinned revision (:data:`DEFAULT_BRANCH` for a dataset the table lacks)."""
+        return PINS.get(self.dataset, Pin(DEFAULT_BRANCH))
 
 
 def pinned_revision(dataset_id: str) -> str:
@@ -126,13 +147,10 @@ def local_source(path: str) -> dict[str, Any]:
 
 
 def data_source(
-    data: str | None,
-    dataset_id: str,
-    revision: str,
-    split: str | None = None,
-    config: str | None = None,
+    data: str | None, published: Published, revision: str, split: str | None = None
 ) -> dict[str, Any]:
-    """What a task reading ``data`` (else the published ``dataset_id``) records of its source.
+    """What a task reading ``data`` (else ``published`` at ``revision``) records of its
+    source; ``split`` replaces the published copy's default split.
 
     A task's ``revision`` argument defaults to the pin, so a revision other than the pin was
     asked for; with local data it would be silently unused, and is refused instead.
@@ -141,10 +159,11 @@ def data_source(
         ValueError: If ``data`` is given with a revision other than the pinned one.
     """
     if data is None:
-        return hub_source(dataset_id, revision, split, config)
-    if revision != pinned_revision(dataset_id):
+        chosen = split if split is not None else published.split
+        return hub_source(published.dataset, revision, chosen, published.config)
+    if revision != published.pin.revision:
         raise ValueError(
-            f"revision={revision!r} applies to the published {dataset_id} only; "
+            f"revision={revision!r} applies to the published {published.dataset} only; "
             "it is not used with local data (drop one of data and revision)"
         )
     return local_source(data)

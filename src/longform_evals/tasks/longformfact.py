@@ -26,7 +26,7 @@ from longform_evals.data.longformfact import (
     load_longformfact,
     load_longformfact_remote,
 )
-from longform_evals.data.sources import DATA_SOURCE_KEY, data_source, pinned_revision
+from longform_evals.data.sources import DATA_SOURCE_KEY, Published, data_source
 from longform_evals.judges.faithfulness_judging import AGGREGATIONS, FULL_AGGREGATIONS
 from longform_evals.judges.support import JudgeOptions
 from longform_evals.scorers.faithfulness import faithfulness
@@ -39,8 +39,7 @@ from longform_evals.tasks.arguments import comma_list, similarity_embedder, stri
 from longform_evals.tasks.card import Headline, TaskCard
 from longform_evals.tasks.costs import judged_summary_cost
 
-LONGFORMFACT_VERSION = "1.2.0"
-"""The task's version (its card says it too)."""
+PUBLISHED = Published(LONGFORMFACT_REPOSITORY)
 
 
 def _samples(
@@ -101,7 +100,7 @@ def longformfact(
     on_mismatch: str = "skip",
     prompts_dir: str | None = None,
     retrieval: str | None = None,
-    revision: str = pinned_revision(LONGFORMFACT_REPOSITORY),
+    revision: str = PUBLISHED.pin.revision,
 ) -> Task:
     """Meta-evaluation of the LLM faithfulness judge on LongFormFact.
 
@@ -141,7 +140,7 @@ def longformfact(
             one the suite pins, `data/sources.py`); recorded in the log's metadata.
     """
     order_names = comma_list(orders)
-    source = data_source(data_dir, LONGFORMFACT_REPOSITORY, revision)
+    source = data_source(data_dir, PUBLISHED, revision)
     # the scorer first: a bad judge setting fails before any data is read (or downloaded)
     scorer = faithfulness(
         doc_merge=doc_merge,
@@ -159,7 +158,7 @@ def longformfact(
         solver=given_summary(),
         scorer=scorer,
         metrics=_metrics(threshold, calibrate, bool(order_names)),
-        version=LONGFORMFACT_VERSION,
+        version="1.2.0",
         metadata={DATA_SOURCE_KEY: source},
     )
 

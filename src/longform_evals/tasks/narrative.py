@@ -27,7 +27,7 @@ from inspect_ai.scorer import Scorer
 from inspect_ai.solver import Solver
 
 from longform_evals.data.booksum import BOOKSUM_HF_DATASET, load_booksum, load_booksum_hf
-from longform_evals.data.sources import DATA_SOURCE_KEY, data_source, pinned_revision
+from longform_evals.data.sources import DATA_SOURCE_KEY, Published, data_source
 from longform_evals.data.squality import SQUALITY_HF_DATASET, load_squality, load_squality_hf
 from longform_evals.scorers.bertscore import bertscore
 from longform_evals.scorers.booookscore import booookscore as booookscore_scorer
@@ -42,6 +42,9 @@ from longform_evals.tasks.arguments import strict_parameters
 from longform_evals.tasks.card import Headline, TaskCard, with_coherence
 from longform_evals.tasks.costs import narrative_cost
 from longform_evals.tasks.snapshot_fixtures import SnapshotFixture
+
+BOOKSUM_PUBLISHED = Published(BOOKSUM_HF_DATASET, "test")
+SQUALITY_PUBLISHED = Published(SQUALITY_HF_DATASET, "validation")
 
 SQUALITY_TARGET_WORDS = 200
 """SQuALITY references run to about 225 words on average (median about 165, middle half
@@ -79,9 +82,6 @@ def narrative_scorers(target_words: int, tolerance: float, coherence: bool) -> l
     return [*scorers, booookscore_scorer(), limited()] if coherence else [*scorers, limited()]
 
 
-NARRATIVE_VERSION = "1.0.0"
-"""The version of both narrative tasks (their cards say it too)."""
-
 _SETTINGS = ("chunk_size", "context_window", "target_words", "temperature", "prompts_dir", "cache")
 """The task parameters both narrative tasks pass on to `SummarySettings`."""
 
@@ -109,7 +109,7 @@ def _narrative_task(
         dataset=MemoryDataset(samples(), name=name),
         solver=solver,
         scorer=scorers,
-        version=NARRATIVE_VERSION,
+        version="1.0.0",
         metadata={DATA_SOURCE_KEY: source},
     )
 
@@ -130,7 +130,7 @@ def booksum(
     preprocess: bool = True,
     compress: bool = True,
     cache: bool = True,
-    revision: str = pinned_revision(BOOKSUM_HF_DATASET),
+    revision: str = BOOKSUM_PUBLISHED.pin.revision,
 ) -> Task:
     """BookSum chapters or books, summarized and compared with the reference summaries.
 
@@ -155,7 +155,7 @@ def booksum(
         revision: the commit, branch or tag of the HF dataset to read (default: the one the
             suite pins, `data/sources.py`); recorded in the log's metadata.
     """
-    source = data_source(data, BOOKSUM_HF_DATASET, revision, "test")
+    source = data_source(data, BOOKSUM_PUBLISHED, revision)
 
     def samples() -> list[Sample]:
         if data is not None:
@@ -182,7 +182,7 @@ def squality(
     focus: bool = True,
     split: str = "validation",
     cache: bool = True,
-    revision: str = pinned_revision(SQUALITY_HF_DATASET),
+    revision: str = SQUALITY_PUBLISHED.pin.revision,
 ) -> Task:
     """SQuALITY: question-focused summaries of short stories, against four references each.
 
@@ -215,7 +215,7 @@ def squality(
             repeats no finished step; false: no caching.
         revision: as for `booksum` (of HF `pszemraj/SQuALITY-v1.3`).
     """
-    source = data_source(data, SQUALITY_HF_DATASET, revision, split)
+    source = data_source(data, SQUALITY_PUBLISHED, revision, split)
 
     def samples() -> list[Sample]:
         if data is not None:

@@ -28,7 +28,7 @@ from longform_evals.data.narrativeqa import (
 )
 from longform_evals.data.qmsum import load_qmsum
 from longform_evals.data.quality import QUALITY_HF_DATASET, load_quality, load_quality_hf
-from longform_evals.data.sources import DATA_SOURCE_KEY, data_source, local_source, pinned_revision
+from longform_evals.data.sources import DATA_SOURCE_KEY, Published, data_source, local_source
 from longform_evals.scorers.limited import limited
 from longform_evals.scorers.llm_raters import llm_raters
 from longform_evals.scorers.qa_accuracy import choice_accuracy
@@ -41,13 +41,12 @@ from longform_evals.tasks.arguments import comma_list, strict_parameters
 from longform_evals.tasks.card import Headline, TaskCard
 from longform_evals.tasks.costs import answered_cost, rated_answer_cost
 
+QUALITY_PUBLISHED = Published(QUALITY_HF_DATASET, "validation")
+NARRATIVEQA_PUBLISHED = Published(NARRATIVEQA_HF_DATASET, "test")
+
 _OPTIONS = ("max_pages", "layout", "conditional", "k", "words", "min_words", "max_words")
 """The task parameters every reading task passes on as its strategy's options (an error
 names those the strategy takes)."""
-
-
-READING_VERSION = "1.2.0"
-"""The version of the three reading tasks (their card says it too)."""
 
 
 def _task(
@@ -71,7 +70,7 @@ def _task(
         dataset=MemoryDataset(samples, name=name),
         solver=reading(task_args["strategy"], settings, offered=_OPTIONS, **options),
         scorer=[*scorers, reading_stats(), limited()],
-        version=READING_VERSION,
+        version="1.2.0",
         metadata={DATA_SOURCE_KEY: source},
     )
 
@@ -92,7 +91,7 @@ def quality(
     answer_max_tokens: int | None = None,
     prompts_dir: str | None = None,
     cache: bool = True,
-    revision: str = pinned_revision(QUALITY_HF_DATASET),
+    revision: str = QUALITY_PUBLISHED.pin.revision,
 ) -> Task:
     """QuALITY: four-way multiple-choice questions on 2-8k-word articles and stories.
 
@@ -117,7 +116,7 @@ def quality(
         revision: the commit, branch or tag of the HF dataset to read (default: the one the
             suite pins, `data/sources.py`); recorded in the log's metadata.
     """
-    source = data_source(data, QUALITY_HF_DATASET, revision, "validation")
+    source = data_source(data, QUALITY_PUBLISHED, revision)
     if data is not None:
         samples = load_quality(data, hard_only=hard_only)
     else:
@@ -143,7 +142,7 @@ def narrativeqa(
     prompts_dir: str | None = None,
     rater_rule: str = "auto",
     cache: bool = True,
-    revision: str = pinned_revision(NARRATIVEQA_HF_DATASET),
+    revision: str = NARRATIVEQA_PUBLISHED.pin.revision,
 ) -> Task:
     """NarrativeQA: free-form questions on books and movie scripts (or their summaries).
 
@@ -158,7 +157,7 @@ def narrativeqa(
             grader has a calibration, else the verdict words), `verdicts` or `calibrated`.
         revision: as for `quality` (of HF `deepmind/narrativeqa`).
     """
-    source = data_source(data, NARRATIVEQA_HF_DATASET, revision, "test")
+    source = data_source(data, NARRATIVEQA_PUBLISHED, revision)
     if data is not None:
         samples = load_narrativeqa(data, kind=kind)
     else:
