@@ -34,7 +34,7 @@ from longform_evals.scorers.meta_evaluation import auc, bacc, bacc_by_order
 from longform_evals.scorers.order_metrics import bacc_by_order_sensitivity
 from longform_evals.scorers.unscorable import unscorable_metrics
 from longform_evals.solvers.summarize.given import given_summary
-from longform_evals.tasks import snapshot_fixtures
+from longform_evals.tasks import papers, snapshot_fixtures
 from longform_evals.tasks.arguments import comma_list, similarity_embedder, strict_parameters
 from longform_evals.tasks.card import Headline, TaskCard
 from longform_evals.tasks.costs import judged_summary_cost
@@ -166,6 +166,9 @@ def longformfact(
 CARD = TaskCard(
     name="longformfact",
     factory=longformfact,
+    title="LongFormFact: a faithfulness judge against people's labels of long-form summaries",
+    papers=(papers.POSITIONAL_BIAS,),
+    published=PUBLISHED,
     family="judge",
     headlines=(
         Headline("faithfulness", "faithfulness", "BACC", result="bacc_avg"),

@@ -37,7 +37,7 @@ from longform_evals.scorers.rouge import rouge
 from longform_evals.scorers.summary_stats import summary_statistics
 from longform_evals.solvers.settings import DEFAULT_CHUNK_SIZE, DEFAULT_CONTEXT_WINDOW
 from longform_evals.solvers.strategies import SummarySettings, summary_solver
-from longform_evals.tasks import snapshot_fixtures
+from longform_evals.tasks import papers, snapshot_fixtures
 from longform_evals.tasks.arguments import strict_parameters
 from longform_evals.tasks.card import Headline, TaskCard, with_coherence
 from longform_evals.tasks.costs import narrative_cost
@@ -233,10 +233,20 @@ _HEADLINES = (
 )
 
 
-def _card(name: str, factory: Callable[..., Task], snapshot: SnapshotFixture) -> TaskCard:
+def _card(
+    name: str,
+    factory: Callable[..., Task],
+    snapshot: SnapshotFixture,
+    title: str,
+    published: Published,
+    dataset_paper: str,
+) -> TaskCard:
     return TaskCard(
         name=name,
         factory=factory,
+        title=title,
+        papers=(dataset_paper, papers.NEXUSSUM, papers.BOOOOKSCORE),
+        published=published,
         family="summary",
         headlines=_HEADLINES,
         cost=narrative_cost,
@@ -247,5 +257,19 @@ def _card(name: str, factory: Callable[..., Task], snapshot: SnapshotFixture) ->
     )
 
 
-BOOKSUM_CARD = _card("booksum", booksum, snapshot_fixtures.BOOKSUM)
-SQUALITY_CARD = _card("squality", squality, snapshot_fixtures.SQUALITY)
+BOOKSUM_CARD = _card(
+    "booksum",
+    booksum,
+    snapshot_fixtures.BOOKSUM,
+    "BookSum: chapter summaries against study-guide references",
+    BOOKSUM_PUBLISHED,
+    papers.BOOKSUM,
+)
+SQUALITY_CARD = _card(
+    "squality",
+    squality,
+    snapshot_fixtures.SQUALITY,
+    "SQuALITY: question-focused summaries of short stories against four references",
+    SQUALITY_PUBLISHED,
+    papers.SQUALITY,
+)

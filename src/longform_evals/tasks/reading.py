@@ -36,7 +36,7 @@ from longform_evals.scorers.reading_stats import reading_stats
 from longform_evals.scorers.rouge import rouge
 from longform_evals.solvers.reading.strategies import reading
 from longform_evals.solvers.settings import ReadingSettings
-from longform_evals.tasks import snapshot_fixtures
+from longform_evals.tasks import papers, snapshot_fixtures
 from longform_evals.tasks.arguments import comma_list, strict_parameters
 from longform_evals.tasks.card import Headline, TaskCard
 from longform_evals.tasks.costs import answered_cost, rated_answer_cost
@@ -208,6 +208,9 @@ _RATED = (
 QUALITY_CARD = TaskCard(
     name="quality",
     factory=quality,
+    title="QuALITY: multiple-choice questions on long articles and stories",
+    papers=(papers.QUALITY, papers.READAGENT),
+    published=QUALITY_PUBLISHED,
     family="reading",
     headlines=(Headline("choice_accuracy", "correct", "accuracy", scale=100),),
     cost=answered_cost,
@@ -231,5 +234,19 @@ def _rated_card(name: str, factory: Callable[..., Task], **card: Any) -> TaskCar
     )
 
 
-NARRATIVEQA_CARD = _rated_card("narrativeqa", narrativeqa, snapshot=snapshot_fixtures.NARRATIVEQA)
-QMSUM_CARD = _rated_card("qmsum", qmsum, data_required=True, snapshot=snapshot_fixtures.QMSUM)
+NARRATIVEQA_CARD = _rated_card(
+    "narrativeqa",
+    narrativeqa,
+    title="NarrativeQA: free-form questions on books and movie scripts",
+    papers=(papers.NARRATIVEQA, papers.READAGENT),
+    published=NARRATIVEQA_PUBLISHED,
+    snapshot=snapshot_fixtures.NARRATIVEQA,
+)
+QMSUM_CARD = _rated_card(
+    "qmsum",
+    qmsum,
+    title="QMSum: general and specific queries on meeting transcripts",
+    papers=(papers.QMSUM, papers.READAGENT),
+    data_required=True,
+    snapshot=snapshot_fixtures.QMSUM,
+)
