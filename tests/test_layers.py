@@ -68,10 +68,15 @@ LAYERS: dict[str, int] = {
 """Layer -> rank, as in docs/architecture.md. A layer is the first name below the package
 (`longform_evals.solvers.strategies` is in `solvers`)."""
 
-EXCEPTIONS: dict[tuple[str, str], str] = {}
-"""(importing module, imported module) -> why the forbidden import is still there. Each entry
-is a debt, also named in docs/architecture.md. None at present: the layers above were chosen
-from the imports measured when this test was written, and the code needed no exception."""
+EXCEPTIONS: dict[tuple[str, str], str] = {
+    ("longform_evals", "longform_evals._registry"): (
+        "the task functions offered as `longform_evals.<task>`: the package's `__getattr__` "
+        "imports the registry on first use only, so `import longform_evals` stays light"
+    ),
+}
+"""(importing module, imported module) -> why the forbidden import is still there, each also
+named in docs/architecture.md. The layers above were chosen from the imports measured when this
+test was written; the one entry is deliberate (a lazy export), not a debt."""
 
 
 @dataclass(frozen=True)

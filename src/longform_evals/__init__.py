@@ -1,8 +1,32 @@
 """longform-evals: Inspect AI evaluations of long-document summarization and reading."""
 
+from __future__ import annotations
+
 import os
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from inspect_ai import Task
 
 __version__ = "0.1.0"
+
+TASK_NAMES = (
+    "booksum",
+    "booookscore",
+    "hello_longform",
+    "judge_agreement",
+    "longformfact",
+    "narrativeqa",
+    "positional_bias",
+    "qmsum",
+    "quality",
+    "squality",
+)
+"""The suite's task functions, offered as `longform_evals.<name>` (`from longform_evals import
+quality`); the same functions `inspect eval longform_evals/<name>` runs."""
+
+__all__ = ["LAUNCH_DIR", "TASK_NAMES", "__version__", *TASK_NAMES]
 
 
 def _working_dir() -> str | None:
@@ -16,3 +40,20 @@ LAUNCH_DIR = _working_dir()
 """The working directory when the package was first imported. `inspect eval` imports it
 (through its plugin entry point) before it changes into a task file's folder, so this is
 where the user ran the command from; `tasks/X.py` resolves relative paths against it."""
+
+
+def __getattr__(name: str) -> Callable[..., Task]:
+    """A task function, imported on first use: the tasks import Inspect and most of the
+    package, which `import longform_evals` (and everything that reads `LAUNCH_DIR`) must not
+    pay for."""
+    if name not in TASK_NAMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from longform_evals import _registry  # the one place every task is imported
+
+    function: Callable[..., Task] = getattr(_registry, name)
+    globals()[name] = function  # later look-ups skip this function
+    return function
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *TASK_NAMES})

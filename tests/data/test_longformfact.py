@@ -248,12 +248,12 @@ def test_remote_loader_downloads_once_into_the_cache(tmp_path: Path) -> None:
     template = published.as_uri() + "/{subset}.jsonl"
     samples = load_longformfact_remote(["qmsum"], cache, url_template=template)
     assert [s.id for s in samples] == ["qmsum-0"]
-    assert (cache / "qmsum.jsonl").is_file()
+    assert (cache / "main" / "qmsum.jsonl").is_file()  # under the pinned revision
     (published / "qmsum.jsonl").unlink()  # the cached copy is used from now on
     assert len(load_longformfact_remote(["qmsum"], cache, url_template=template)) == 1
     with pytest.raises(ConnectionError, match="multinews"):
         load_longformfact_remote(["multinews"], cache, url_template=template)
-    assert not (cache / "multinews.jsonl").exists()
+    assert not (cache / "main" / "multinews.jsonl").exists()
     with pytest.raises(ValueError, match="invalid subset"):
         load_longformfact_remote(["../qmsum"], cache, url_template=template)
 

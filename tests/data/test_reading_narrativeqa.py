@@ -241,17 +241,17 @@ def test_load_narrativeqa_hf(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "datasets", None)
     with pytest.raises(ImportError, match=r"longform-evals\[hf\]"):
         load_narrativeqa_hf()
-    calls: list[tuple[str, str]] = []
+    calls: list[tuple[str, str, str]] = []
 
-    def load_dataset(dataset_id: str, split: str) -> list[dict[str, Any]]:
-        calls.append((dataset_id, split))
+    def load_dataset(dataset_id: str, split: str, revision: str) -> list[dict[str, Any]]:
+        calls.append((dataset_id, split, revision))
         return ROWS
 
     fake = types.ModuleType("datasets")
     fake.load_dataset = load_dataset  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "datasets", fake)
     samples = load_narrativeqa_hf("validation", kind="gutenberg", summaries_only=True)
-    assert calls == [("deepmind/narrativeqa", "validation")]
+    assert calls == [("deepmind/narrativeqa", "validation", "main")]  # the pinned revision
     assert [s.id for s in samples] == ["b1:0", "b1:1"]
 
 

@@ -284,20 +284,20 @@ def test_load_quality_hf_needs_datasets(monkeypatch: pytest.MonkeyPatch) -> None
 
 
 def test_load_quality_hf_maps_the_loaded_split(monkeypatch: pytest.MonkeyPatch) -> None:
-    calls: list[tuple[str, str]] = []
+    calls: list[tuple[str, str, str]] = []
 
-    def load_dataset(dataset_id: str, split: str) -> list[dict[str, Any]]:
-        calls.append((dataset_id, split))
+    def load_dataset(dataset_id: str, split: str, revision: str) -> list[dict[str, Any]]:
+        calls.append((dataset_id, split, revision))
         return [emozilla_row(ARTICLE, 1, True), emozilla_row(ARTICLE, 2, False)]
 
     fake = types.ModuleType("datasets")
     fake.load_dataset = load_dataset  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "datasets", fake)
     samples = load_quality_hf(hard_only=True)
-    assert calls == [("emozilla/quality", "validation")]
+    assert calls == [("emozilla/quality", "validation", "main")]  # the pinned revision
     assert [s.target for s in samples] == ["B"]
     with pytest.raises(DataError, match=r"tasksource/QuALITY \[train\] row 0"):
-        monkeypatch.setattr(fake, "load_dataset", lambda dataset_id, split: [{"article": ARTICLE}])
+        monkeypatch.setattr(fake, "load_dataset", lambda *_, **__: [{"article": ARTICLE}])
         load_quality_hf("tasksource/QuALITY", split="train")
 
 

@@ -254,21 +254,31 @@ def booksum_complete_samples_from_rows(
     return _samples(docs.by_id.values(), origin)
 
 
-def load_booksum_hf(split: str = "test", dataset_id: str = BOOKSUM_HF_DATASET) -> list[Sample]:
+def load_booksum_hf(
+    split: str = "test", dataset_id: str = BOOKSUM_HF_DATASET, revision: str | None = None
+) -> list[Sample]:
     """Load BookSum chapters from ``kmfoda/booksum`` (needs internet and the ``hf`` extra).
+
+    ``revision``: the commit, branch or tag to read; None: the pinned one
+    (:data:`~longform_evals.data.sources.PINS`).
 
     Raises:
         ImportError: If ``datasets`` is not installed (``pip install 'longform-evals[hf]'``).
         DataError: If a row is malformed.
     """
-    rows = hf_rows(dataset_id, split, None)
+    rows = hf_rows(dataset_id, split, None, revision)
     return booksum_samples_from_rows(rows, f"{dataset_id} [{split}]")
 
 
 def load_booksum_complete_hf(
-    level: str = "chapter", split: str = "test", dataset_id: str = BOOKSUM_COMPLETE_HF_DATASET
+    level: str = "chapter",
+    split: str = "test",
+    dataset_id: str = BOOKSUM_COMPLETE_HF_DATASET,
+    revision: str | None = None,
 ) -> list[Sample]:
     """Load ``ubaada/booksum-complete-cleaned`` (config ``chapters`` or ``books`` by level).
+
+    ``revision``: as for :func:`load_booksum_hf`.
 
     Raises:
         ImportError: If ``datasets`` is not installed (``pip install 'longform-evals[hf]'``).
@@ -276,5 +286,5 @@ def load_booksum_complete_hf(
         ValueError: If ``level`` is not a known level.
     """
     config = _COMPLETE_CONFIGS[_check_level(level)]
-    rows = hf_rows(dataset_id, split, config)
+    rows = hf_rows(dataset_id, split, config, revision)
     return booksum_complete_samples_from_rows(rows, level, f"{dataset_id}/{config} [{split}]")

@@ -71,10 +71,12 @@ from longform_evals.data.jsonl import (
     jsonl_records,
     require_text,
 )
+from longform_evals.data.sources import resolve_revision
 from longform_evals.text import split_sentences
 
 __all__ = [
     "INSTRUCTION",
+    "LONGFORMFACT_REPOSITORY",
     "LONGFORMFACT_SUBSETS",
     "LONGFORMFACT_URL_TEMPLATE",
     "LoadReport",
@@ -97,14 +99,16 @@ The paper's other four benchmarks (e.g. DiverseSumm, ChemSumm, ArXiv, GovReport)
 published as files; the repository ships scripts that rebuild them from their sources.
 """
 
+LONGFORMFACT_REPOSITORY = "meetdavidwan/longformfact"
+"""The GitHub repository of the published files (its revision is pinned in
+:data:`~longform_evals.data.sources.PINS`)."""
+
 LONGFORMFACT_URL_TEMPLATE = (
-    "https://raw.githubusercontent.com/meetdavidwan/longformfact/main/"
+    f"https://raw.githubusercontent.com/{LONGFORMFACT_REPOSITORY}/{{revision}}/"
     "data/metric_benchmark/{subset}.jsonl"
 )
-"""Where :func:`load_longformfact_remote` downloads a subset from; ``{subset}`` is filled in.
-
-The branch (``main``) is assumed; pass another ``url_template`` if the repository moves.
-"""
+"""Where :func:`load_longformfact_remote` downloads a subset from; ``{revision}`` and
+``{subset}`` are filled in. Pass another ``url_template`` if the repository moves."""
 
 INSTRUCTION = "Judge whether the summary is faithful to the source documents."
 """The ``input`` of every sample; the material itself is in the metadata."""
@@ -434,19 +438,23 @@ def load_longformfact_remote(
     url_template: str = LONGFORMFACT_URL_TEMPLATE,
     on_mismatch: OnMismatch = "raise",
     timeout: float = 60.0,
+    revision: str | None = None,
 ) -> list[Sample]:
     """Download the published LongFormFact files (needs internet) and load them.
 
-    Each subset's file is fetched once into ``cache_dir`` as ``<subset>.jsonl`` and read from
-    there afterwards; delete the file to fetch it again.
+    Each subset's file is fetched once into ``cache_dir`` as ``<revision>/<subset>.jsonl``
+    and read from there afterwards; delete the file to fetch it again.
 
     Args:
         subsets: Subsets to fetch; all of :data:`LONGFORMFACT_SUBSETS` when None.
         cache_dir: Folder for the downloaded files; default
             ``$LONGFORM_EVALS_CACHE/longformfact`` or ``~/.cache/longform-evals/longformfact``.
-        url_template: URL with a ``{subset}`` placeholder (any scheme urllib opens).
+        url_template: URL with a ``{subset}`` placeholder, and ``{revision}`` where the
+            revision goes (any scheme urllib opens).
         on_mismatch: As in :func:`load_longformfact`.
         timeout: Seconds to wait for each download.
+        revision: The commit, branch or tag of the repository to read; None: the pinned one
+            (:data:`~longform_evals.data.sources.PINS`).
 
     Returns:
         The samples of all requested subsets, in the order of ``subsets``.
@@ -456,7 +464,10 @@ def load_longformfact_remote(
         DataError: If a downloaded file is malformed.
     """
     names = list(LONGFORMFACT_SUBSETS if subsets is None else subsets)
-    folder = Path(cache_dir) if cache_dir is not None else _default_cache_dir()
+    read = resolve_revision(LONGFORMFACT_REPOSITORY, revision)
+    root = Path(cache_dir) if cache_dir is not None else _default_cache_dir()
+    # one folder per revision: a file fetched at one revision is never read for another
+    folder = root / re.sub(r"[^A-Za-z0-9_-]", "_", read)
     folder.mkdir(parents=True, exist_ok=True)
     samples: list[Sample] = []
     for name in names:
@@ -464,7 +475,7 @@ def load_longformfact_remote(
             raise ValueError(f"invalid subset name {name!r}")
         target = folder / f"{name}.jsonl"
         if not target.exists():
-            url = url_template.format(subset=name)
+            url = url_template.format(subset=name, revision=read)
             partial = target.with_name(target.name + ".part")
             try:
                 with urllib.request.urlopen(url, timeout=timeout) as response:

@@ -222,6 +222,7 @@ def load_narrativeqa_hf(
     *,
     summaries_only: bool = False,
     dataset_id: str = NARRATIVEQA_HF_DATASET,
+    revision: str | None = None,
 ) -> list[Sample]:
     """Load NarrativeQA from the Hugging Face hub (needs internet and ``pip install datasets``).
 
@@ -232,6 +233,8 @@ def load_narrativeqa_hf(
         kind: Keep only ``"gutenberg"`` or ``"movie"`` documents; None keeps all.
         summaries_only: Read the Wikipedia summary instead of the full story.
         dataset_id: The dataset to load (``deepmind/narrativeqa`` layout).
+        revision: The commit, branch or tag to read; None: the pinned one
+            (:data:`~longform_evals.data.sources.PINS`).
 
     Returns:
         The samples (see :func:`narrativeqa_samples_from_rows`).
@@ -242,7 +245,7 @@ def load_narrativeqa_hf(
         ValueError: If ``kind`` is invalid.
     """
     _check_kind(kind)
-    rows = hf_rows(dataset_id, split)
+    rows = hf_rows(dataset_id, split, revision=revision)
     return narrativeqa_samples_from_rows(
         rows, kind=kind, summaries_only=summaries_only, origin=f"{dataset_id} [{split}]"
     )

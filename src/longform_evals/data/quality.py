@@ -227,7 +227,10 @@ def quality_samples_from_rows(
 
 
 def load_quality_hf(
-    dataset_id: str = QUALITY_HF_DATASET, split: str = "validation", hard_only: bool = False
+    dataset_id: str = QUALITY_HF_DATASET,
+    split: str = "validation",
+    hard_only: bool = False,
+    revision: str | None = None,
 ) -> list[Sample]:
     """Load QuALITY from the Hugging Face hub (needs internet and ``pip install datasets``).
 
@@ -236,6 +239,8 @@ def load_quality_hf(
             ``"tasksource/QuALITY"``, or another dataset with one of their layouts.
         split: The split to load.
         hard_only: Keep only questions flagged hard.
+        revision: The commit, branch or tag to read; None: the pinned one
+            (:data:`~longform_evals.data.sources.PINS`).
 
     Returns:
         The samples (see :func:`quality_samples_from_rows`).
@@ -244,5 +249,5 @@ def load_quality_hf(
         ImportError: If ``datasets`` is not installed.
         DataError: If a row is malformed.
     """
-    rows = hf_rows(dataset_id, split)
+    rows = hf_rows(dataset_id, split, revision=revision)
     return quality_samples_from_rows(rows, hard_only=hard_only, origin=f"{dataset_id} [{split}]")

@@ -33,6 +33,7 @@ from typing import Any, SupportsIndex
 from inspect_ai.dataset import Sample
 
 from longform_evals.data.jsonl import MAX_JSON_INT_DIGITS, DataError
+from longform_evals.data.sources import resolve_revision
 
 __all__ = [
     "ReadingDoc",
@@ -256,8 +257,17 @@ def bounded_int(value: object, low: int, high: int, where: str, key: str) -> int
     return number
 
 
-def hf_rows(dataset_id: str, split: str, config: str | None = None) -> Iterable[Mapping[str, Any]]:
+def hf_rows(
+    dataset_id: str, split: str, config: str | None = None, revision: str | None = None
+) -> Iterable[Mapping[str, Any]]:
     """Rows of a Hugging Face dataset split, through the optional ``datasets`` library.
+
+    Args:
+        dataset_id: The dataset's Hub id.
+        split: The split.
+        config: The configuration, where the dataset has several.
+        revision: The commit, branch or tag to read; None reads the one pinned in
+            :data:`~longform_evals.data.sources.PINS`.
 
     Raises:
         ImportError: If ``datasets`` is not installed; the message says how to install it.
@@ -271,6 +281,8 @@ def hf_rows(dataset_id: str, split: str, config: str | None = None) -> Iterable[
             "pip install 'longform-evals[hf]' (or datasets)"
         ) from exc
     rows: Iterable[Mapping[str, Any]] = datasets.load_dataset(
-        *([dataset_id] if config is None else [dataset_id, config]), split=split
+        *([dataset_id] if config is None else [dataset_id, config]),
+        split=split,
+        revision=resolve_revision(dataset_id, revision),
     )
     return rows

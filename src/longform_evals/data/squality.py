@@ -193,7 +193,7 @@ def load_squality(source: str | Path | None = None) -> list[Sample]:
 
 
 def load_squality_hf(
-    split: str = "validation", dataset_id: str = SQUALITY_HF_DATASET
+    split: str = "validation", dataset_id: str = SQUALITY_HF_DATASET, revision: str | None = None
 ) -> list[Sample]:
     """Load SQuALITY from the Hugging Face hub (needs internet and the ``hf`` extra).
 
@@ -201,9 +201,12 @@ def load_squality_hf(
         split: The split name (the original release has train, dev and test; the hub copy's
             split names are not verified here, ``"validation"`` is assumed).
         dataset_id: The dataset, in the layout of the module docstring.
+        revision: The commit, branch or tag to read; None: the pinned one
+            (:data:`~longform_evals.data.sources.PINS`).
 
     Raises:
         ImportError: If ``datasets`` is not installed (``pip install 'longform-evals[hf]'``).
         DataError: If a row is malformed.
     """
-    return squality_samples_from_rows(hf_rows(dataset_id, split), f"{dataset_id} [{split}]")
+    rows = hf_rows(dataset_id, split, revision=revision)
+    return squality_samples_from_rows(rows, f"{dataset_id} [{split}]")

@@ -30,7 +30,7 @@ TASKS: dict[str, TaskCard] = {name: card for name, card in TASK_CARDS.items() if
 _NOT_STRATEGY = {
     "data", "strategy", "coherence", "hard_only", "kind", "query_types", "split", "level",
     "summaries_only", "rater_rule", "tolerance", "score_only", "focus", "judge_batch",
-    "judge_cache", "judge_layout", "judge_mode",
+    "judge_cache", "judge_layout", "judge_mode", "revision",
 }  # fmt: skip
 
 STRATEGY_PARAMETERS = (

@@ -27,7 +27,7 @@ from longform_evals.solvers.settings import (
 )
 from longform_evals.solvers.strategies import SummarySettings, check_strategy, summary_solver
 from longform_evals.solvers.summarize.given import given_summary
-from longform_evals.tasks import snapshot_fixtures
+from longform_evals.tasks import papers, snapshot_fixtures
 from longform_evals.tasks.arguments import strict_parameters
 from longform_evals.tasks.card import Headline, TaskCard
 from longform_evals.tasks.costs import booookscore_cost
@@ -128,6 +128,8 @@ def booookscore(
 CARD = TaskCard(
     name="booookscore",
     factory=booookscore,
+    title="BooookScore: coherence of book-length summaries, judged sentence by sentence",
+    papers=(papers.BOOOOKSCORE,),
     family="summary",
     headlines=(Headline("booookscore", "booookscore", "BooookScore"),),
     cost=booookscore_cost,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from inspect_ai import Task
@@ -20,6 +20,7 @@ from longform_evals.solvers.strategies import StrategyFamily, strategy_names
 if TYPE_CHECKING:
     from inspect_ai.dataset import Sample
 
+    from longform_evals.data.sources import Published
     from longform_evals.tasks.costs import Cost
     from longform_evals.tasks.snapshot_fixtures import SnapshotFixture
 
@@ -76,6 +77,13 @@ class TaskCard:
     """The metrics its leaderboard columns show (a scorer not in a log is left out)."""
     cost: CostFunction
     """Calls and tokens of one sample, for ``longform run --dry-run``."""
+    title: str = field(kw_only=True)
+    """What the task measures, in a line (the descriptor, ``evals.yaml``)."""
+    papers: tuple[str, ...] = field(kw_only=True)
+    """The papers of its method and its data (`tasks/papers.py`)."""
+    published: Published | None = field(default=None, kw_only=True)
+    """The published copy it reads when given no data, at a pinned revision
+    (`data/sources.py`); None: the data is bundled or required."""
     strategy_family: StrategyFamily | None = None
     """The family of the strategy registry (`solvers/strategies.py`) its ``strategy``
     argument names (None: it has no such argument)."""

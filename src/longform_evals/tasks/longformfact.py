@@ -21,7 +21,12 @@ from inspect_ai.scorer import Metric, mean
 
 from longform_evals.analysis import Merge
 from longform_evals.analysis.ordering import expand_orders
-from longform_evals.data.longformfact import load_longformfact, load_longformfact_remote
+from longform_evals.data.longformfact import (
+    LONGFORMFACT_REPOSITORY,
+    load_longformfact,
+    load_longformfact_remote,
+)
+from longform_evals.data.sources import DATA_SOURCE_KEY, Published, data_source
 from longform_evals.judges.faithfulness_judging import AGGREGATIONS, FULL_AGGREGATIONS
 from longform_evals.judges.support import JudgeOptions
 from longform_evals.scorers.faithfulness import faithfulness
@@ -29,10 +34,12 @@ from longform_evals.scorers.meta_evaluation import auc, bacc, bacc_by_order
 from longform_evals.scorers.order_metrics import bacc_by_order_sensitivity
 from longform_evals.scorers.unscorable import unscorable_metrics
 from longform_evals.solvers.summarize.given import given_summary
-from longform_evals.tasks import snapshot_fixtures
+from longform_evals.tasks import papers, snapshot_fixtures
 from longform_evals.tasks.arguments import comma_list, similarity_embedder, strict_parameters
 from longform_evals.tasks.card import Headline, TaskCard
 from longform_evals.tasks.costs import judged_summary_cost
+
+PUBLISHED = Published(LONGFORMFACT_REPOSITORY)
 
 
 def _samples(
@@ -41,12 +48,13 @@ def _samples(
     on_mismatch: str,
     order_names: list[str] | None,
     ranking: str,
+    revision: str,
 ) -> list[Sample]:
     """The records (local or published), each multi-document one under every order asked."""
     if data_dir is not None:
         samples = load_longformfact(data_dir, subsets, on_mismatch=on_mismatch)  # type: ignore[arg-type]
     else:
-        samples = load_longformfact_remote(subsets, on_mismatch=on_mismatch)  # type: ignore[arg-type]
+        samples = load_longformfact_remote(subsets, on_mismatch=on_mismatch, revision=revision)  # type: ignore[arg-type]
     if not order_names:
         return samples
     multi = [s for s in samples if len((s.metadata or {}).get("documents") or []) > 1]
@@ -92,6 +100,7 @@ def longformfact(
     on_mismatch: str = "skip",
     prompts_dir: str | None = None,
     retrieval: str | None = None,
+    revision: str = PUBLISHED.pin.revision,
 ) -> Task:
     """Meta-evaluation of the LLM faithfulness judge on LongFormFact.
 
@@ -126,8 +135,12 @@ def longformfact(
         retrieval: which source units the judge reads for each sentence: `all`, or
             `<retriever>:<k>` (`bm25`, `embedding`, `fused`): the k units most related to it
             (docs/faithfulness.md); default: the judge's calibration.
+        revision: the commit, branch or tag of the published files (GitHub
+            `meetdavidwan/longformfact`) to download when `data_dir` is omitted (default: the
+            one the suite pins, `data/sources.py`); recorded in the log's metadata.
     """
     order_names = comma_list(orders)
+    source = data_source(data_dir, PUBLISHED, revision)
     # the scorer first: a bad judge setting fails before any data is read (or downloaded)
     scorer = faithfulness(
         doc_merge=doc_merge,
@@ -139,19 +152,23 @@ def longformfact(
             max_tokens=max_tokens, prompt=prompt, prompts_dir=prompts_dir, retrieval=retrieval
         ),
     )
-    samples = _samples(data_dir, comma_list(subsets), on_mismatch, order_names, ranking)
+    samples = _samples(data_dir, comma_list(subsets), on_mismatch, order_names, ranking, revision)
     return Task(
         dataset=MemoryDataset(samples, name="longformfact"),
         solver=given_summary(),
         scorer=scorer,
         metrics=_metrics(threshold, calibrate, bool(order_names)),
         version="1.2.0",
+        metadata={DATA_SOURCE_KEY: source},
     )
 
 
 CARD = TaskCard(
     name="longformfact",
     factory=longformfact,
+    title="LongFormFact: a faithfulness judge against people's labels of long-form summaries",
+    papers=(papers.POSITIONAL_BIAS,),
+    published=PUBLISHED,
     family="judge",
     headlines=(
         Headline("faithfulness", "faithfulness", "BACC", result="bacc_avg"),

@@ -26,8 +26,9 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.scorer import Scorer
 from inspect_ai.solver import Solver
 
-from longform_evals.data.booksum import load_booksum, load_booksum_hf
-from longform_evals.data.squality import load_squality, load_squality_hf
+from longform_evals.data.booksum import BOOKSUM_HF_DATASET, load_booksum, load_booksum_hf
+from longform_evals.data.sources import DATA_SOURCE_KEY, Published, data_source
+from longform_evals.data.squality import SQUALITY_HF_DATASET, load_squality, load_squality_hf
 from longform_evals.scorers.bertscore import bertscore
 from longform_evals.scorers.booookscore import booookscore as booookscore_scorer
 from longform_evals.scorers.length_control import length_control
@@ -36,11 +37,14 @@ from longform_evals.scorers.rouge import rouge
 from longform_evals.scorers.summary_stats import summary_statistics
 from longform_evals.solvers.settings import DEFAULT_CHUNK_SIZE, DEFAULT_CONTEXT_WINDOW
 from longform_evals.solvers.strategies import SummarySettings, summary_solver
-from longform_evals.tasks import snapshot_fixtures
+from longform_evals.tasks import papers, snapshot_fixtures
 from longform_evals.tasks.arguments import strict_parameters
 from longform_evals.tasks.card import Headline, TaskCard, with_coherence
 from longform_evals.tasks.costs import narrative_cost
 from longform_evals.tasks.snapshot_fixtures import SnapshotFixture
+
+BOOKSUM_PUBLISHED = Published(BOOKSUM_HF_DATASET, "test")
+SQUALITY_PUBLISHED = Published(SQUALITY_HF_DATASET, "validation")
 
 SQUALITY_TARGET_WORDS = 200
 """SQuALITY references run to about 225 words on average (median about 165, middle half
@@ -86,10 +90,12 @@ def _narrative_task(
     name: str,
     samples: Callable[[], list[Sample]],
     task_args: dict[str, Any],
+    source: dict[str, Any],
     question_key: str | None = None,
 ) -> Task:
     """A narrative task from its arguments: scorers and solver first (a bad strategy fails
-    before the data is read), then the samples."""
+    before the data is read), then the samples; ``source`` (where they came from) goes into
+    the log's metadata."""
     scorers = narrative_scorers(
         task_args["target_words"], task_args["tolerance"], task_args["coherence"]
     )
@@ -104,6 +110,7 @@ def _narrative_task(
         solver=solver,
         scorer=scorers,
         version="1.0.0",
+        metadata={DATA_SOURCE_KEY: source},
     )
 
 
@@ -123,6 +130,7 @@ def booksum(
     preprocess: bool = True,
     compress: bool = True,
     cache: bool = True,
+    revision: str = BOOKSUM_PUBLISHED.pin.revision,
 ) -> Task:
     """BookSum chapters or books, summarized and compared with the reference summaries.
 
@@ -144,12 +152,17 @@ def booksum(
         cache: cache every summarizer call (Inspect's cache, no expiry; keyed by sample,
             epoch and try), so a rerun or `inspect eval-retry` of a half-finished sample
             repeats no finished step; false: no caching.
+        revision: the commit, branch or tag of the HF dataset to read (default: the one the
+            suite pins, `data/sources.py`); recorded in the log's metadata.
     """
+    source = data_source(data, BOOKSUM_PUBLISHED, revision)
 
     def samples() -> list[Sample]:
-        return load_booksum(data, level=level) if data is not None else load_booksum_hf()
+        if data is not None:
+            return load_booksum(data, level=level)
+        return load_booksum_hf(revision=revision)
 
-    return _narrative_task("booksum", samples, locals())
+    return _narrative_task("booksum", samples, locals(), source)
 
 
 @task
@@ -169,6 +182,7 @@ def squality(
     focus: bool = True,
     split: str = "validation",
     cache: bool = True,
+    revision: str = SQUALITY_PUBLISHED.pin.revision,
 ) -> Task:
     """SQuALITY: question-focused summaries of short stories, against four references each.
 
@@ -199,12 +213,16 @@ def squality(
         cache: cache every summarizer call (Inspect's cache, no expiry; keyed by sample,
             epoch and try), so a rerun or `inspect eval-retry` of a half-finished sample
             repeats no finished step; false: no caching.
+        revision: as for `booksum` (of HF `pszemraj/SQuALITY-v1.3`).
     """
+    source = data_source(data, SQUALITY_PUBLISHED, revision, split)
 
     def samples() -> list[Sample]:
-        return load_squality(data) if data is not None else load_squality_hf(split)
+        if data is not None:
+            return load_squality(data)
+        return load_squality_hf(split, revision=revision)
 
-    return _narrative_task("squality", samples, locals(), "question" if focus else None)
+    return _narrative_task("squality", samples, locals(), source, "question" if focus else None)
 
 
 _HEADLINES = (
@@ -215,10 +233,20 @@ _HEADLINES = (
 )
 
 
-def _card(name: str, factory: Callable[..., Task], snapshot: SnapshotFixture) -> TaskCard:
+def _card(
+    name: str,
+    factory: Callable[..., Task],
+    snapshot: SnapshotFixture,
+    title: str,
+    published: Published,
+    dataset_paper: str,
+) -> TaskCard:
     return TaskCard(
         name=name,
         factory=factory,
+        title=title,
+        papers=(dataset_paper, papers.NEXUSSUM, papers.BOOOOKSCORE),
+        published=published,
         family="summary",
         headlines=_HEADLINES,
         cost=narrative_cost,
@@ -229,5 +257,19 @@ def _card(name: str, factory: Callable[..., Task], snapshot: SnapshotFixture) ->
     )
 
 
-BOOKSUM_CARD = _card("booksum", booksum, snapshot_fixtures.BOOKSUM)
-SQUALITY_CARD = _card("squality", squality, snapshot_fixtures.SQUALITY)
+BOOKSUM_CARD = _card(
+    "booksum",
+    booksum,
+    snapshot_fixtures.BOOKSUM,
+    "BookSum: chapter summaries against study-guide references",
+    BOOKSUM_PUBLISHED,
+    papers.BOOKSUM,
+)
+SQUALITY_CARD = _card(
+    "squality",
+    squality,
+    snapshot_fixtures.SQUALITY,
+    "SQuALITY: question-focused summaries of short stories against four references",
+    SQUALITY_PUBLISHED,
+    papers.SQUALITY,
+)

@@ -35,7 +35,7 @@ from longform_evals.scorers.order_metrics import (
 from longform_evals.scorers.unscorable import unscorable_metrics
 from longform_evals.solvers.settings import DEFAULT_CONTEXT_WINDOW, MultidocSettings
 from longform_evals.solvers.strategies import strategy_entry
-from longform_evals.tasks import snapshot_fixtures
+from longform_evals.tasks import papers, snapshot_fixtures
 from longform_evals.tasks.arguments import comma_list, similarity_embedder, strict_parameters
 from longform_evals.tasks.card import Headline, TaskCard
 from longform_evals.tasks.costs import multidoc_cost
@@ -164,6 +164,8 @@ def positional_bias(
 CARD = TaskCard(
     name="positional_bias",
     factory=positional_bias,
+    title="Positional bias: faithfulness of multi-document summaries as documents move",
+    papers=(papers.POSITIONAL_BIAS,),
     family="multidoc",
     headlines=(
         Headline("faithfulness", "faithfulness", "faithfulness", scale=100),

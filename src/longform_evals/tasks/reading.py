@@ -21,9 +21,14 @@ from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.scorer import Scorer
 
-from longform_evals.data.narrativeqa import load_narrativeqa, load_narrativeqa_hf
+from longform_evals.data.narrativeqa import (
+    NARRATIVEQA_HF_DATASET,
+    load_narrativeqa,
+    load_narrativeqa_hf,
+)
 from longform_evals.data.qmsum import load_qmsum
-from longform_evals.data.quality import load_quality, load_quality_hf
+from longform_evals.data.quality import QUALITY_HF_DATASET, load_quality, load_quality_hf
+from longform_evals.data.sources import DATA_SOURCE_KEY, Published, data_source, local_source
 from longform_evals.scorers.limited import limited
 from longform_evals.scorers.llm_raters import llm_raters
 from longform_evals.scorers.qa_accuracy import choice_accuracy
@@ -31,10 +36,13 @@ from longform_evals.scorers.reading_stats import reading_stats
 from longform_evals.scorers.rouge import rouge
 from longform_evals.solvers.reading.strategies import reading
 from longform_evals.solvers.settings import ReadingSettings
-from longform_evals.tasks import snapshot_fixtures
+from longform_evals.tasks import papers, snapshot_fixtures
 from longform_evals.tasks.arguments import comma_list, strict_parameters
 from longform_evals.tasks.card import Headline, TaskCard
 from longform_evals.tasks.costs import answered_cost, rated_answer_cost
+
+QUALITY_PUBLISHED = Published(QUALITY_HF_DATASET, "validation")
+NARRATIVEQA_PUBLISHED = Published(NARRATIVEQA_HF_DATASET, "test")
 
 _OPTIONS = ("max_pages", "layout", "conditional", "k", "words", "min_words", "max_words")
 """The task parameters every reading task passes on as its strategy's options (an error
@@ -42,10 +50,15 @@ names those the strategy takes)."""
 
 
 def _task(
-    name: str, samples: list[Sample], task_args: dict[str, Any], scorers: list[Scorer]
+    name: str,
+    samples: list[Sample],
+    task_args: dict[str, Any],
+    scorers: list[Scorer],
+    source: dict[str, Any],
 ) -> Task:
     """A reading task: the strategy named in ``task_args`` with the options the user set
-    (None: the strategy's default) and the shared settings."""
+    (None: the strategy's default) and the shared settings; ``source`` (where the samples
+    came from) goes into the log's metadata."""
     answer_max_tokens = task_args["answer_max_tokens"]
     settings = ReadingSettings(
         prompts_dir=task_args["prompts_dir"],
@@ -58,6 +71,7 @@ def _task(
         solver=reading(task_args["strategy"], settings, offered=_OPTIONS, **options),
         scorer=[*scorers, reading_stats(), limited()],
         version="1.2.0",
+        metadata={DATA_SOURCE_KEY: source},
     )
 
 
@@ -77,6 +91,7 @@ def quality(
     answer_max_tokens: int | None = None,
     prompts_dir: str | None = None,
     cache: bool = True,
+    revision: str = QUALITY_PUBLISHED.pin.revision,
 ) -> Task:
     """QuALITY: four-way multiple-choice questions on 2-8k-word articles and stories.
 
@@ -98,12 +113,15 @@ def quality(
         prompts_dir: folder overriding `read_agent/` prompts.
         cache: cache every model call of the strategy (Inspect's cache, no expiry), so a
             rerun or `inspect eval-retry` repeats no finished call; false: no caching.
+        revision: the commit, branch or tag of the HF dataset to read (default: the one the
+            suite pins, `data/sources.py`); recorded in the log's metadata.
     """
+    source = data_source(data, QUALITY_PUBLISHED, revision)
     if data is not None:
         samples = load_quality(data, hard_only=hard_only)
     else:
-        samples = load_quality_hf(hard_only=hard_only)
-    return _task("quality", samples, locals(), [choice_accuracy()])
+        samples = load_quality_hf(hard_only=hard_only, revision=revision)
+    return _task("quality", samples, locals(), [choice_accuracy()], source)
 
 
 @task
@@ -124,6 +142,7 @@ def narrativeqa(
     prompts_dir: str | None = None,
     rater_rule: str = "auto",
     cache: bool = True,
+    revision: str = NARRATIVEQA_PUBLISHED.pin.revision,
 ) -> Task:
     """NarrativeQA: free-form questions on books and movie scripts (or their summaries).
 
@@ -136,13 +155,15 @@ def narrativeqa(
         strategy: and the other parameters: as for `quality`.
         rater_rule: how LR-1 / LR-2 are read: `auto` (calibrated P(yes) thresholds when the
             grader has a calibration, else the verdict words), `verdicts` or `calibrated`.
+        revision: as for `quality` (of HF `deepmind/narrativeqa`).
     """
+    source = data_source(data, NARRATIVEQA_PUBLISHED, revision)
     if data is not None:
         samples = load_narrativeqa(data, kind=kind)
     else:
-        samples = load_narrativeqa_hf(kind=kind, summaries_only=summaries_only)
+        samples = load_narrativeqa_hf(kind=kind, summaries_only=summaries_only, revision=revision)
     scorers = [llm_raters(rule=rater_rule), rouge()]
-    return _task("narrativeqa", samples, locals(), scorers)
+    return _task("narrativeqa", samples, locals(), scorers, source)
 
 
 @task
@@ -174,7 +195,8 @@ def qmsum(
     """
     types = comma_list(query_types) or ["general", "specific"]
     samples = load_qmsum(data, query_types=types)
-    return _task("qmsum", samples, locals(), [llm_raters(rule=rater_rule), rouge()])
+    scorers = [llm_raters(rule=rater_rule), rouge()]
+    return _task("qmsum", samples, locals(), scorers, local_source(data))
 
 
 _RATED = (
@@ -186,6 +208,9 @@ _RATED = (
 QUALITY_CARD = TaskCard(
     name="quality",
     factory=quality,
+    title="QuALITY: multiple-choice questions on long articles and stories",
+    papers=(papers.QUALITY, papers.READAGENT),
+    published=QUALITY_PUBLISHED,
     family="reading",
     headlines=(Headline("choice_accuracy", "correct", "accuracy", scale=100),),
     cost=answered_cost,
@@ -209,5 +234,19 @@ def _rated_card(name: str, factory: Callable[..., Task], **card: Any) -> TaskCar
     )
 
 
-NARRATIVEQA_CARD = _rated_card("narrativeqa", narrativeqa, snapshot=snapshot_fixtures.NARRATIVEQA)
-QMSUM_CARD = _rated_card("qmsum", qmsum, data_required=True, snapshot=snapshot_fixtures.QMSUM)
+NARRATIVEQA_CARD = _rated_card(
+    "narrativeqa",
+    narrativeqa,
+    title="NarrativeQA: free-form questions on books and movie scripts",
+    papers=(papers.NARRATIVEQA, papers.READAGENT),
+    published=NARRATIVEQA_PUBLISHED,
+    snapshot=snapshot_fixtures.NARRATIVEQA,
+)
+QMSUM_CARD = _rated_card(
+    "qmsum",
+    qmsum,
+    title="QMSum: general and specific queries on meeting transcripts",
+    papers=(papers.QMSUM, papers.READAGENT),
+    data_required=True,
+    snapshot=snapshot_fixtures.QMSUM,
+)
