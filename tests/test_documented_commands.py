@@ -349,13 +349,14 @@ PLAN: dict[str, Run | NotRun] = {
         "same tests are collected (and skipped, naming the flag) by the README's test command"
     ),
     # README.md, Usage
-    "inspect eval tasks/booookscore.py --model openai/gpt-4o-mini -T strategy=incremental": Run(),
+    "inspect eval tasks/booookscore.py --model openai/gpt-4o-mini --model-role grader=openai/gpt-4o "
+    "-T strategy=incremental": Run(),
     "inspect eval tasks/booookscore.py --model gguf/qwen2.5-coder-1.5b -T chunk_size=512 "
     "--sample-id the_frost_hold": Run(note="no --limit: --sample-id already picks one book"),
     "inspect eval longform_evals/longformfact --model gguf/qwen2.5-coder-1.5b "
     "-T data_dir=path/to/longformfact": Run(),
-    "inspect eval longform_evals/positional_bias --model openai/gpt-4o-mini -T data=docs.jsonl "
-    "-T strategy=focus_middle": Run(),
+    "inspect eval longform_evals/positional_bias --model openai/gpt-4o-mini "
+    "--model-role grader=openai/gpt-4o -T data=docs.jsonl -T strategy=focus_middle": Run(),
     "inspect eval longform_evals/quality --model openai/gpt-4o-mini -T data=quality.jsonl "
     "-T strategy=read_agent_p": Run(),
     "inspect eval longform_evals/qmsum --model openai/gpt-4o-mini -T data=qmsum/val "
@@ -453,6 +454,15 @@ PLAN: dict[str, Run | NotRun] = {
     "-M n_threads=2 --data ../shared/data/longformfact/longformfact_12_examples.jsonl": Run(
         swaps=(("--judge gguf/qwen2.5-coder-1.5b -M n_threads=2", "--judge " + SCRIPTED[8:]),),
         check=_retrieval_table,
+    ),
+    "python benchmarks/faithfulness_retrieval.py --run --judge gguf/qwen2.5-coder-1.5b "
+    "-M n_threads=2 --data ../shared/data/human_labels/longsciverify --budget 24": Run(
+        swaps=(
+            ("--judge gguf/qwen2.5-coder-1.5b -M n_threads=2", "--judge " + SCRIPTED[8:]),
+            ("../shared/data/human_labels/longsciverify", "LongSciVerify"),
+        ),
+        check=_retrieval_table,
+        note="a hand-made LongSciVerify folder (PLACEHOLDER_FILES), the scripted judge",
     ),
     "inspect eval longform_evals/longformfact --model openai/gpt-4o": NotRun(
         "without data_dir the task downloads the published files from the Hugging Face hub; "

@@ -34,9 +34,10 @@ class JudgeCalibration:
             `uncalibrated`).
         prompt: the faithfulness template found best.
         chunking: the document chunking found best.
-        retrieval: the source units the judge reads per sentence when the thresholds were
-            chosen (`all`, or `<retriever>:<k>`); the judge's default (files without the key
-            were made reading every unit).
+        retrieval: the source units the judge reads per sentence (`all`, or
+            `<retriever>:<k>`), chosen for it on people's labels; the judge's default (files
+            without the key were made reading every unit; the file's `selection` says how
+            the thresholds relate to it).
         sentence_threshold: P(yes) at or above which a single sentence counts as supported.
         thresholds: per aggregation (`max_mean`, ..., `full_mean` ...), the summary score at or
             above which a summary counts as faithful.
