@@ -349,8 +349,8 @@ PLAN: dict[str, Run | NotRun] = {
         "same tests are collected (and skipped, naming the flag) by the README's test command"
     ),
     # README.md, Usage
-    "inspect eval tasks/booookscore.py --model openai/gpt-4o-mini --model-role grader=openai/gpt-4o "
-    "-T strategy=incremental": Run(),
+    "inspect eval tasks/booookscore.py --model openai/gpt-4o-mini "
+    "--model-role grader=openai/gpt-4o -T strategy=incremental": Run(),
     "inspect eval tasks/booookscore.py --model gguf/qwen2.5-coder-1.5b -T chunk_size=512 "
     "--sample-id the_frost_hold": Run(note="no --limit: --sample-id already picks one book"),
     "inspect eval longform_evals/longformfact --model gguf/qwen2.5-coder-1.5b "
