@@ -157,7 +157,7 @@ def positional_bias(
             ),
         ),
         metrics=_metrics(growing),
-        version="1.2.0",
+        version="1.3.0",
     )
 
 
