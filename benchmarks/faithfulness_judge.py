@@ -274,7 +274,7 @@ async def main() -> None:
                 )
             )
     if args.out:
-        Path(args.out).write_text(json.dumps(reports, indent=1))
+        Path(args.out).write_text(json.dumps(reports, indent=1), encoding="utf-8")
     if args.calibrate:
         choice = args.choose or next(iter(reports))
         r = reports[choice]
@@ -294,7 +294,7 @@ async def main() -> None:
                 "summary": r["summary"],
             },
         }
-        Path(args.calibrate).write_text(json.dumps(data, indent=2) + "\n")
+        Path(args.calibrate).write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
         print(f"\ncalibration for {choice} written to {args.calibrate}")
 
 

@@ -644,12 +644,14 @@ def main() -> None:
     parser.add_argument("--table", nargs="+", default=None, help="print reports side by side")
     args = parser.parse_args()
     if args.table:
-        reports = [(Path(p).stem, json.loads(Path(p).read_text())) for p in args.table]
+        reports = [
+            (Path(p).stem, json.loads(Path(p).read_text(encoding="utf-8"))) for p in args.table
+        ]
         print(table(reports))
         return
     report = asyncio.run(run(args))
     if args.out:
-        Path(args.out).write_text(json.dumps(report, indent=1))
+        Path(args.out).write_text(json.dumps(report, indent=1), encoding="utf-8")
     print(table([(args.prompts_dir or "packaged prompts", report)]))
 
 

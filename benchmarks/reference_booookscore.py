@@ -833,7 +833,8 @@ def _eval(task: str | Task, endpoint: Endpoint, work: Path, **kwargs: Any) -> tu
 def _summaries_file(summaries: Mapping[str, str], path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(
-        "".join(json.dumps({"id": k, "summary": v}) + "\n" for k, v in summaries.items())
+        "".join(json.dumps({"id": k, "summary": v}) + "\n" for k, v in summaries.items()),
+        encoding="utf-8",
     )
     return path
 

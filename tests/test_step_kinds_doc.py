@@ -7,9 +7,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import longform_evals._registry  # imports every strategy and judge
-import longform_evals.judges.steps  # the judge kind
-import longform_evals.solvers.common.recording  # the summary kinds
+import longform_evals._registry  # noqa: F401  (imports every strategy and judge)
+import longform_evals.judges.steps  # noqa: F401  (the judge kind)
+import longform_evals.solvers.common.recording  # noqa: F401  (the summary kinds)
 import longform_evals.solvers.reading.run  # noqa: F401  (the reading kinds)
 from longform_evals.models.step_usage import render_step_kinds, step_kinds
 

@@ -1,3 +1,4 @@
+# inspect-evals-lint: ignore-file[IECQ001] -- no public API for these; the docstring says why
 """The one place the package reaches into Inspect's private modules.
 
 Inspect has no public API for these; each is imported here only, and

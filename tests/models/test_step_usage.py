@@ -15,8 +15,8 @@ from inspect_ai.model import ModelOutput, ModelUsage, get_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import store
 
-import longform_evals.judges.steps  # registers the judge kind
-import longform_evals.models.providers  # registers the scripted model
+import longform_evals.judges.steps  # noqa: F401  (registers the judge kind)
+import longform_evals.models.providers  # noqa: F401  (registers the scripted model)
 import longform_evals.solvers.common.recording  # noqa: F401  (registers the summary kinds)
 from longform_evals.models import step_usage as step_usage_module
 from longform_evals.models.step_usage import (

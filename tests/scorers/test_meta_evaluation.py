@@ -13,7 +13,13 @@ from inspect_ai.scorer import SampleScore, Score
 
 from longform_evals.analysis.agreement import support_auc, support_threshold
 from longform_evals.analysis.reduce import nan_reduce_1d
-from longform_evals.scorers.meta_evaluation import auc, bacc, bacc_by_order, in_calibration_part
+from longform_evals.scorers.meta_evaluation import (
+    auc,
+    bacc,
+    bacc_by_order,
+    in_calibration_part,
+    recorded_threshold,
+)
 
 
 def _score(i: int, value: float, label: int, subset: str = "a", t: float = 0.5) -> SampleScore:
@@ -51,6 +57,22 @@ def test_recorded_thresholds_are_read_per_key() -> None:
 def test_missing_recorded_threshold_is_a_clear_error() -> None:
     with pytest.raises(ValueError, match="records no threshold for 'min_max'"):
         bacc(key="min_max")(SCORES)  # type: ignore[arg-type]
+
+
+def test_a_score_without_thresholds_takes_the_runs_one_and_disagreement_is_refused() -> None:
+    # a sample whose first epoch a limit stopped keeps that epoch's metadata: no thresholds
+    bare = _score(99, 0.95, 0, "a")
+    bare.score.metadata = {"limit": "token"}
+    with_bare = [*SCORES, bare]
+    assert recorded_threshold(bare, "faithfulness", with_bare) == 0.5
+    # 0.95 >= 0.5 predicts faithful, against a label of 0: one of three negatives now missed
+    assert bacc()(with_bare)["a"] == pytest.approx(100 * (1 + 1 / 3) / 2)  # type: ignore[arg-type,index]
+    other = _score(98, 0.5, 1, "a")
+    other.score.metadata = {"thresholds": {"faithfulness": 0.7}}
+    with pytest.raises(ValueError, match=r"other scores record \[0.5, 0.7\]"):
+        recorded_threshold(bare, "faithfulness", [*with_bare, other])
+    with pytest.raises(ValueError, match="nor does any other"):
+        recorded_threshold(bare, "faithfulness", [bare])
 
 
 def test_calibrate_on_a_split_reports_the_rest_only() -> None:

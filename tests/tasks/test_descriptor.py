@@ -1,4 +1,4 @@
-"""The evaluation descriptor (`longform_evals.tasks.descriptor`): `evals.yaml` and the table of
+"""The evaluation descriptor (`longform_evals.tasks.descriptor`): `eval.yaml` and the table of
 docs/index.md are what the task cards render to, so neither can drift from the cards; and what
 they say of each task is true of the task."""
 
@@ -40,7 +40,7 @@ def described() -> dict[str, Any]:
 
 def test_the_packaged_yaml_is_what_the_cards_render_to(described: dict[str, Any]) -> None:
     assert DESCRIPTOR_FILE.read_text(encoding="utf-8") == render_yaml(described), (
-        f"src/longform_evals/evals.yaml differs from the task cards: {REGENERATE}"
+        f"src/longform_evals/eval.yaml differs from the task cards: {REGENERATE}"
     )
 
 
@@ -113,7 +113,7 @@ def test_the_command_writes_both_renderings(tmp_path: Path) -> None:
     text = index.read_text(encoding="utf-8")
     start, end = text.index(BEGIN) + len(BEGIN), text.index(END)
     index.write_text(text[:start] + "\nstale\n" + text[end:], encoding="utf-8")
-    out = tmp_path / "evals.yaml"
+    out = tmp_path / "eval.yaml"
     command = [sys.executable, "-m", "longform_evals.tasks.descriptor"]
     proc = subprocess.run(
         [*command, "--yaml", str(out), "--index", str(index)],

@@ -46,14 +46,14 @@ def test_coherence_agreement_figures_and_unit_rows(tmp_path: Path) -> None:
     log = _run(tmp_path, SENTENCE_RULES, kind="coherence", data=str(data), mode="sentence")
     m = _metrics(log)
     # People flagged 3 of 7 sentences; the judge the 2 with "Zorb", both flagged by people.
-    assert m["agreement/agreement_card_precision"] == 1.0
-    assert m["agreement/agreement_card_recall"] == pytest.approx(2 / 3)
-    assert m["agreement/agreement_card_human_flag_rate"] == pytest.approx(3 / 7)
-    assert m["agreement/agreement_card_judge_flag_rate"] == pytest.approx(2 / 7)
+    assert m["summaries/agreement_card_precision"] == 1.0
+    assert m["summaries/agreement_card_recall"] == pytest.approx(2 / 3)
+    assert m["summaries/agreement_card_human_flag_rate"] == pytest.approx(3 / 7)
+    assert m["summaries/agreement_card_judge_flag_rate"] == pytest.approx(2 / 7)
     assert m["units/count"] == 7.0
     assert m["unjudged_units/count"] == 0.0
-    low, high = m["agreement/agreement_card_recall_low"], m["agreement/agreement_card_recall_high"]
-    assert low <= m["agreement/agreement_card_recall"] <= high
+    low, high = m["summaries/agreement_card_recall_low"], m["summaries/agreement_card_recall_high"]
+    assert low <= m["summaries/agreement_card_recall"] <= high
     assert log.samples is not None
     by_id = {str(s.id): s for s in log.samples}
     ship = by_id["booookscore/gpt4-4096-hier/ship.epub"].scores["judge_agreement"]  # type: ignore[index]
@@ -70,9 +70,9 @@ def test_a_judge_that_flags_nothing_is_not_rewarded(tmp_path: Path) -> None:
     data = _coherence_data(tmp_path)
     rules = [{"default": "No confusion."}]
     m = _metrics(_run(tmp_path, rules, kind="coherence", data=str(data), mode="sentence"))
-    assert m["agreement/agreement_card_recall"] == 0.0
-    assert m["agreement/agreement_card_balanced_accuracy"] == 0.5
-    assert m["agreement/agreement_card_kappa_judge_mean"] == 0.0
+    assert m["summaries/agreement_card_recall"] == 0.0
+    assert m["summaries/agreement_card_balanced_accuracy"] == 0.5
+    assert m["summaries/agreement_card_kappa_judge_mean"] == 0.0
 
 
 def test_unreadable_verdicts_are_counted_not_dropped(tmp_path: Path) -> None:
@@ -94,11 +94,11 @@ def test_faithfulness_agreement_on_longsciverify_rows(tmp_path: Path) -> None:
     data = write_longsciverify(tmp_path / "LongSciVerify")
     log = _run(tmp_path, FAITH_RULES, kind="faithfulness", data=str(data), threshold=0.5)
     m = _metrics(log)
-    assert m["agreement/agreement_card_precision"] == 1.0
-    assert m["agreement/agreement_card_recall"] == 1.0
-    assert m["agreement/agreement_card_roc_auc"] == 1.0
+    assert m["summaries/agreement_card_precision"] == 1.0
+    assert m["summaries/agreement_card_recall"] == 1.0
+    assert m["summaries/agreement_card_roc_auc"] == 1.0
     # Three reviewers who agree everywhere: their own kappa is 1.
-    assert m["agreement/agreement_card_kappa_annotators_mean"] == 1.0
+    assert m["summaries/agreement_card_kappa_annotators_mean"] == 1.0
     # 3 + 3 + 1 rated sentences; the unrated fourth sentence of dancersum is not asked.
     assert m["rated_units/count"] == 7.0
     assert log.samples is not None
@@ -151,5 +151,5 @@ def test_summary_level_rows_keep_their_agreement_rows(tmp_path: Path) -> None:
         assert set(unit) >= {"human", "judge_flag", "judge_p"}
         assert meta["source_units"][0]["doc_index"] == 0
     m = _metrics(log)
-    assert m["agreement/agreement_card_recall"] == 1.0
-    assert m["agreement/agreement_card_precision"] == 1.0
+    assert m["summaries/agreement_card_recall"] == 1.0
+    assert m["summaries/agreement_card_precision"] == 1.0

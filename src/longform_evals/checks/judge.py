@@ -1,3 +1,4 @@
+# inspect-evals-lint: ignore-file[IEBP001] -- `longform check` opens its judge outside any eval
 """The judge the judged checks call: a replay of the shipped recording by default, a real model
 with `--live`, or a real model recorded into a replay file with `--record`.
 

@@ -1,3 +1,4 @@
+# inspect-evals-lint: ignore-file[IEBP001] -- `longform judge-card` opens the judge the user named
 """`longform judge-card`: a judge measured against people's labels, written as a card."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """BookSum chapter- and book-level summarization as Inspect samples.
 
-BookSum (Kryściński et al., 2021) pairs public-domain novels, plays and stories with
+BookSum (Kryściński et al., 2022) pairs public-domain novels, plays and stories with
 human-written study-guide summaries at paragraph, chapter and book level; a chapter or book
 usually has summaries from several study guides, which become its references.
 

@@ -11,7 +11,7 @@ Placeholders. A pin should be a commit hash (40 hex digits). The hashes of these
 not be looked up when the table was written (no network), so **every pin below is the branch
 name ``main``, a placeholder**: it reads whatever the branch holds on the day, exactly as a
 loader without a pin did. :func:`placeholder_pins` lists them, and the descriptor
-(``evals.yaml``) marks them. To pin one, replace its ``"main"`` with the commit hash shown on
+(``eval.yaml``) marks them. To pin one, replace its ``"main"`` with the commit hash shown on
 the dataset's page (Hugging Face: "Files and versions", the latest commit; GitHub: the commit
 of ``main``).
 """

@@ -1,3 +1,4 @@
+# inspect-evals-lint: ignore-file[IEBP001] -- lm-eval drives these runs: no solver is around
 """Inspect runs behind the lm-eval tasks: the strategy on the documents' samples, and the
 task's own scorers on a completion.
 

@@ -1,3 +1,4 @@
+# inspect-evals-lint: ignore-file[IEBP001] -- lm-eval drives these runs: no solver is around
 """The strategy wrapper LMs: lm-eval models that run the suite's Inspect strategies around an
 inner model.
 

@@ -1,3 +1,5 @@
+# inspect-evals-lint: ignore-file[IEBP001] -- called inside the judged scorers, at run time
+# inspect-evals-lint: ignore-file[IEBP002] -- an unbound role runs self_judged, with a warning
 """The model a judged scorer asks, chosen as Inspect's own model-graded scorers choose it.
 
 Every judged scorer takes ``model`` and ``model_role`` like Inspect's ``model_graded_qa``: a

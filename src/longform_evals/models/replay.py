@@ -1,3 +1,4 @@
+# inspect-evals-lint: ignore-file[IEBP001] -- a provider: it opens the model it records
 """The `replay/<name>` Inspect provider: a model's answers played back from a recording.
 
 A recording is a JSON Lines file mapping a hash of each call to the full output the recorded

@@ -1,3 +1,4 @@
+# inspect-evals-lint: ignore-file[IEBP001] -- opens the plan's models to pass to eval_set
 """Run a plan as one Inspect ``eval_set``: every model on every task variant, one fixed judge.
 
 The eval set's log folder is the plan's ``log_dir``. Running the same plan again finds the

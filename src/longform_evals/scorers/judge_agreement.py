@@ -93,6 +93,7 @@ def _summary_values(
             else math.nan
         ),
         "judge_score": sum(scores) / len(scores) if scores else math.nan,
+        "summaries": 1.0,
         "units": float(len(units)),
         "rated_units": float(len(rated)),
         "unjudged_units": float(len(rated) - len(both)),

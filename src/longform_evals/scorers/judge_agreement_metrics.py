@@ -123,9 +123,15 @@ def agreement_card(n_boot: int = 1000, seed: int = 0) -> Metric:
 
 
 def agreement_metrics() -> dict[str, list[Metric]]:
-    """The scorer's metrics: the figures once, the per-summary values' means and the counts."""
+    """The scorer's metrics: the figures once, the per-summary values' means and the counts.
+
+    The figures hang on `summaries` (1 per summary, never NaN): Inspect leaves a NaN value out
+    before any metric sees the sample, so on `agreement` (NaN where the judge read none of a
+    summary's rated units) the card would lose those summaries' people's labels, which the
+    `longform judge-card` report counts."""
     return {
-        "agreement": [agreement_card()],
+        "summaries": [count(), agreement_card()],
+        "agreement": [nan_mean()],
         "human_score": [nan_mean()],
         "judge_score": [nan_mean()],
         "units": [count()],

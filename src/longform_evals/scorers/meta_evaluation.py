@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from inspect_ai.scorer import Metric, SampleScore, metric, value_to_float
@@ -79,15 +79,32 @@ def in_calibration_part(sample_id: object, fraction: float) -> bool:
     return int.from_bytes(digest[:4], "big") / 2**32 < fraction
 
 
-def recorded_threshold(score: SampleScore, key: str) -> float:
-    """The threshold the scorer recorded for `key` in the score's metadata."""
-    thresholds = (score.score.metadata or {}).get("thresholds") or {}
-    if key not in thresholds:
-        raise ValueError(
-            f"sample {score.sample_id!r}: the score records no threshold for {key!r}; "
-            "pass bacc(threshold=...) or use a scorer that records its thresholds"
-        )
-    return float(thresholds[key])
+def recorded_threshold(
+    score: SampleScore, key: str, scores: Sequence[SampleScore] | None = None
+) -> float:
+    """The threshold the scorer recorded for `key` in the score's metadata.
+
+    A score without one may still have been scored: under several epochs Inspect keeps the
+    first epoch's metadata, so a sample whose first epoch a limit stopped carries that epoch's
+    metadata and a later epoch's value. It then gets the run's threshold, the one every other
+    score of ``scores`` records (a run has one judge); it is an error when they disagree or
+    none records one.
+    """
+    own = (score.score.metadata or {}).get("thresholds") or {}
+    if key in own:
+        return float(own[key])
+    recorded = {
+        float(t[key])
+        for s in scores or []
+        if key in (t := (s.score.metadata or {}).get("thresholds") or {})
+    }
+    if len(recorded) == 1:
+        return recorded.pop()
+    found = f"the other scores record {sorted(recorded)}" if recorded else "nor does any other"
+    raise ValueError(
+        f"sample {score.sample_id!r}: the score records no threshold for {key!r} ({found}); "
+        "pass bacc(threshold=...) or use a scorer that records its thresholds"
+    )
 
 
 @metric
@@ -129,7 +146,7 @@ def _bacc_fixed(scores: list[SampleScore], threshold: float | None, key: str) ->
         lambda rows: _bacc(
             rows,
             [
-                threshold if threshold is not None else recorded_threshold(s, key)
+                threshold if threshold is not None else recorded_threshold(s, key, scores)
                 for _, _, s in rows
             ],
         ),

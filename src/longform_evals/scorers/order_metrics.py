@@ -239,7 +239,7 @@ def bacc_by_order_sensitivity(threshold: float | None = None, key: str = "faithf
             if label is None:  # not part of BACC at all
                 continue
             v = _number(s.score.value)
-            t = threshold if threshold is not None else recorded_threshold(s, key)
+            t = threshold if threshold is not None else recorded_threshold(s, key, scores)
             predicted = (
                 math.nan if v is None or math.isnan(t) else float(comparable(v) >= comparable(t))
             )

@@ -1,3 +1,4 @@
+# inspect-evals-lint: ignore-file[IEFS002] -- one module per task, as docs/architecture.md lays out
 """The BooookScore task: summarize books with a strategy, then judge the summaries' coherence.
 
 inspect eval longform_evals/booookscore --model gguf/qwen2.5-coder-1.5b -T chunk_size=512

@@ -78,7 +78,7 @@ class TaskCard:
     cost: CostFunction
     """Calls and tokens of one sample, for ``longform run --dry-run``."""
     title: str = field(kw_only=True)
-    """What the task measures, in a line (the descriptor, ``evals.yaml``)."""
+    """What the task measures, in a line (the descriptor, ``eval.yaml``)."""
     papers: tuple[str, ...] = field(kw_only=True)
     """The papers of its method and its data (`tasks/papers.py`)."""
     published: Published | None = field(default=None, kw_only=True)

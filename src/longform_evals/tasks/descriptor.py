@@ -1,7 +1,7 @@
 """The evaluation descriptor: every task of the suite with its title, papers, version, data
 source (with the revision read) and sample count, generated from the task cards.
 
-Two renderings of :func:`descriptor` are kept in the repository: ``evals.yaml`` (packaged beside
+Two renderings of :func:`descriptor` are kept in the repository: ``eval.yaml`` (packaged beside
 the code, for tools that list evaluations) and the table of ``docs/index.md`` ("The tasks").
 ``tests/tasks/test_descriptor.py`` fails when either differs from what the cards give; run
 ``python -m longform_evals.tasks.descriptor`` from the repository root to rewrite both.
@@ -38,7 +38,7 @@ __all__ = [
     "replace_block",
 ]
 
-DESCRIPTOR_FILE = Path(__file__).resolve().parents[1] / "evals.yaml"
+DESCRIPTOR_FILE = Path(__file__).resolve().parents[1] / "eval.yaml"
 """The packaged descriptor."""
 
 BEGIN = (
@@ -55,6 +55,14 @@ _HEADER = """\
 # for the commit hash that data/sources.py should pin. samples.fixture counts what the task
 # builds from its snapshot fixture; the published copies are not counted offline.
 """
+
+TITLE = "longform-evals: summarizing and reading book-length documents"
+DESCRIPTION = (
+    "Strategies for summarizing and answering questions about documents longer than a model's "
+    "context (BooookScore, ReadAgent, NexusSum), the metrics that judge their output "
+    "(BooookScore coherence, LLM raters, faithfulness by an LLM judge or MiniCheck, ROUGE, "
+    "BERTScore), and how far those metrics agree with people (LongFormFact, LongSciVerify)."
+)
 
 _HOSTS = {"huggingface": "HF", "github": "GitHub"}
 
@@ -106,11 +114,19 @@ def descriptor() -> dict[str, Any]:
                     "samples": {"fixture": samples},
                 }
             )
-    return {"package": "longform-evals", "version": longform_evals.__version__, "tasks": tasks}
+    return {
+        "title": TITLE,
+        "description": DESCRIPTION,
+        "group": "Long context",
+        "contributors": ["longform-evals"],
+        "package": "longform-evals",
+        "version": longform_evals.__version__,
+        "tasks": tasks,
+    }
 
 
 def render_yaml(described: dict[str, Any] | None = None) -> str:
-    """``evals.yaml``: the header comment, then the descriptor."""
+    """``eval.yaml``: the header comment, then the descriptor."""
     body: str = yaml.safe_dump(
         described or descriptor(), sort_keys=False, allow_unicode=True, width=100
     )
@@ -155,7 +171,7 @@ def replace_block(text: str, rendered: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Rewrite ``evals.yaml`` and the table of ``docs/index.md`` (relative to where it runs:
+    """Rewrite ``eval.yaml`` and the table of ``docs/index.md`` (relative to where it runs:
     run it from the repository root); ``--yaml`` and ``--index`` write elsewhere."""
     parser = argparse.ArgumentParser(prog="python -m longform_evals.tasks.descriptor")
     parser.add_argument("--yaml", type=Path, default=DESCRIPTOR_FILE)

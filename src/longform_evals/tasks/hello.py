@@ -1,3 +1,4 @@
+# inspect-evals-lint: ignore-file[IEFS002] -- one module per task, as docs/architecture.md lays out
 """A minimal task that checks the whole call path: prompt file, solver, model, scorer, log.
 
 inspect eval longform_evals/hello_longform --model gguf/qwen2.5-coder-1.5b

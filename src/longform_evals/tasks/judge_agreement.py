@@ -1,3 +1,4 @@
+# inspect-evals-lint: ignore-file[IEFS002] -- one module per task, as docs/architecture.md lays out
 """Judge agreement: how far a judge agrees with people's labels, before its scores are trusted.
 
     inspect eval longform_evals/judge_agreement --model none \
@@ -150,5 +151,5 @@ def judge_agreement(
             "budget": budget,
             "skipped": [{"where": s.where, "reason": s.reason} for s in labels.skipped],
         },
-        version="1.0.0",
+        version="1.1.0",
     )

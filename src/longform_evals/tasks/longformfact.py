@@ -1,3 +1,4 @@
+# inspect-evals-lint: ignore-file[IEFS002] -- one module per task, as docs/architecture.md lays out
 """LongFormFact: how well does a faithfulness metric agree with human labels?
 
     inspect eval longform_evals/longformfact --model gguf/qwen2.5-coder-1.5b \

@@ -19,15 +19,20 @@ POSITIONAL_BIAS = (
     'Wan et al., 2025, "On Positional Bias of Faithfulness for Long-form Summarization"'
 )
 BOOKSUM = (
-    'Kryściński et al., 2021, "BookSum: A Collection of Datasets for Long-form Narrative '
-    'Summarization"'
+    'Kryściński et al., 2022, "BookSum: A Collection of Datasets for Long-form Narrative '
+    'Summarization" (Findings of EMNLP 2022)'
 )
 SQUALITY = (
-    'Wang et al., 2022, "SQuALITY: Building a Long-Document Summarization Dataset the Hard Way"'
+    'Wang et al., 2022, "SQuALITY: Building a Long-Document Summarization Dataset the Hard '
+    'Way" (arXiv 2205.11465)'
 )
-QUALITY = 'Pang et al., 2022, "QuALITY: Question Answering with Long Input Texts, Yes!"'
-NARRATIVEQA = 'Kočiský et al., 2018, "The NarrativeQA Reading Comprehension Challenge"'
+QUALITY = (
+    'Pang et al., 2022, "QuALITY: Question Answering with Long Input Texts, Yes!" (NAACL 2022)'
+)
+NARRATIVEQA = (
+    'Kočiský et al., 2018, "The NarrativeQA Reading Comprehension Challenge" (TACL 6, 2018)'
+)
 QMSUM = (
     'Zhong et al., 2021, "QMSum: A New Benchmark for Query-based Multi-domain Meeting '
-    'Summarization"'
+    'Summarization" (NAACL 2021)'
 )

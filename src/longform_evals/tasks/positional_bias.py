@@ -1,3 +1,4 @@
+# inspect-evals-lint: ignore-file[IEFS002] -- one module per task, as docs/architecture.md lays out
 """Positional bias of generated summaries: faithfulness under document-order perturbation.
 
     inspect eval longform_evals/positional_bias --model openai/gpt-4o \

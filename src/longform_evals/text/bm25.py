@@ -1,18 +1,25 @@
-"""Okapi BM25 ranking of a small set of texts (the pages of one document), pure Python.
+"""Okapi BM25 ranking of a small set of texts (the pages of one document), by ``bm25s``.
 
-Terms are lower-cased runs of letters and digits, without a short list of English function
-words and without stemming. The inverse document frequency is the always-positive form
+Terms are the suite's own: lower-cased runs of letters and digits, without a short list of
+English function words and without stemming (:func:`terms`); ``bm25s`` indexes those terms and
+scores them. Its ``lucene`` variant is used: the always-positive inverse document frequency
 ``ln(1 + (N - df + 0.5) / (df + 0.5))``, so a term found in most pages still counts a little
-instead of counting against a page; a query term repeated in the query counts once per
-occurrence.
+instead of counting against a page, and a query term repeated in the query counts once per
+occurrence. Lucene leaves out Okapi's constant factor ``k1 + 1``; it is put back, so a score is
+the textbook one (the ranking is the same either way). Scores are float64, so that two pages
+the formula ties are tied, not ordered by rounding.
+
+This replaced a hand-written index that ranked identically (same scores to 1e-9 relative, same
+top-k order on 3,000 random corpora; issue 38).
 """
 
 from __future__ import annotations
 
-import math
 import re
-from collections import Counter
 from collections.abc import Sequence
+
+import bm25s
+import numpy as np
 
 __all__ = ["BM25", "STOPWORDS", "terms"]
 
@@ -47,27 +54,23 @@ class BM25:
         if k1 < 0 or not 0 <= b <= 1:
             raise ValueError(f"BM25 needs k1 >= 0 and 0 <= b <= 1, got k1={k1}, b={b}")
         self.k1, self.b = k1, b
-        self._counts = [Counter(terms(t)) for t in texts]
-        self._lengths = [sum(c.values()) for c in self._counts]
-        n = len(texts)
-        self._avg = (sum(self._lengths) / n) if n else 0.0
-        df: Counter[str] = Counter()
-        for counts in self._counts:
-            df.update(counts.keys())
-        self._idf = {t: math.log(1 + (n - d + 0.5) / (d + 0.5)) for t, d in df.items()}
+        self._n = len(texts)
+        corpus = [terms(t) for t in texts]
+        self._index: bm25s.BM25 | None = None
+        if any(corpus):  # bm25s cannot index texts without a single term: all score 0
+            self._index = bm25s.BM25(method="lucene", k1=k1, b=b, dtype="float64")
+            self._index.index(corpus, show_progress=False)
 
     def scores(self, query: str) -> list[float]:
         """The score of every text for ``query``, in text order."""
-        out = []
-        for counts, length in zip(self._counts, self._lengths, strict=True):
-            norm = self.k1 * (1 - self.b + self.b * length / self._avg) if self._avg else self.k1
-            score = 0.0
-            for term in terms(query):
-                tf = counts.get(term, 0)
-                if tf:
-                    score += self._idf[term] * tf * (self.k1 + 1) / (tf + norm)
-            out.append(score)
-        return out
+        if self._index is None:
+            return [0.0] * self._n
+        vocabulary = self._index.vocab_dict
+        known = [t for t in terms(query) if t in vocabulary]
+        if not known:  # bm25s refuses an empty query; no shared term scores 0 everywhere
+            return [0.0] * self._n
+        scores = np.asarray(self._index.get_scores(known), dtype=np.float64) * (self.k1 + 1)
+        return [float(s) for s in scores]
 
     def top(self, query: str, k: int) -> list[int]:
         """Indices of the ``k`` best texts, best first (ties: earlier text first)."""

@@ -1,3 +1,4 @@
+# inspect-evals-lint: ignore-file[IEBP001] -- builds the eval of a snapshot, the models it passes in
 """Running a task for its snapshot: its fixture, a scripted evaluated model, the checks' judge
 where its arguments call one, and the metric values of the log."""
 

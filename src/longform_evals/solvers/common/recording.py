@@ -1,3 +1,4 @@
+# inspect-evals-lint: ignore-file[IEBP001] -- built per sample, inside the solvers
 """Shared machinery of the summarization solvers: checked generation and the summary trace.
 
 One :class:`SummaryRun` serves one sample. It calls the evaluated model with retries

@@ -1,3 +1,4 @@
+# inspect-evals-lint: ignore-file[IEBP001] -- built per sample, inside the solvers
 """Shared machinery of the reading solvers: model calls, cost accounting and the answer.
 
 One :class:`ReadingRun` serves one question. It reads the reading-sample schema
