@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from inspect_ai.dataset import Sample
 from inspect_ai.event import SampleLimitEvent
-from inspect_ai.scorer import Metric, SampleScore, Score, Value, mean, stderr
+from inspect_ai.scorer import Metric, SampleScore, Score, Value, mean
 from pytest_inspect_evals.metrics import (
     assert_agreeing_epochs_change_nothing,
     run_metrics,
@@ -45,11 +45,9 @@ from longform_evals.scorers.meta_evaluation import auc, bacc, bacc_by_order
 from longform_evals.scorers.order_metrics import (
     bacc_by_order_rows,
     bacc_by_order_sensitivity,
-    by_document_count,
-    order_means,
-    position_profile,
 )
 from longform_evals.scorers.unscorable import nan_mean, nan_stderr, unscorable_metrics
+from longform_evals.tasks.positional_bias import _metrics as _positional_bias_metrics
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -331,18 +329,9 @@ def test_recorded_thresholds_survive_a_limited_first_epoch() -> None:
 
 
 def positional_bias_metrics(growing: bool = False) -> dict[str, list[Metric]]:
-    """As `tasks/positional_bias.py` registers them."""
-    return {
-        "faithfulness": [
-            mean(),
-            stderr(),
-            by_document_count() if growing else order_means(),
-            position_profile(),
-        ],
-        "missing_rate": [mean()],
-        "judge_calls": [mean()],
-        **unscorable_metrics(judged=True),
-    }
+    """As `tasks/positional_bias.py` registers them: order_means (or by_document_count) and
+    position_profile on `faithfulness`."""
+    return _positional_bias_metrics(growing)
 
 
 def test_positional_bias_metrics_under_equal_epochs() -> None:
