@@ -19,6 +19,7 @@ from inspect_ai.scorer import Score
 from inspect_ai.solver import generate
 
 from longform_evals.judges.rater_calibration import load_rater_calibration
+from longform_evals.judges.raters import Rated, Rating
 from longform_evals.models.scripted import ScriptedModelAPI
 from longform_evals.scorers.llm_raters import llm_raters
 
@@ -111,8 +112,10 @@ def test_ratings_end_to_end(tmp_path: Path) -> None:
     assert values["none"] == {"lr1": 0, "lr2": 0, "unparsed": 0}
     assert values["best"] == {"lr1": 0, "lr2": 1, "unparsed": 0}  # the better reference counts
     assert values["retried"] == {"lr1": 1, "lr2": 1, "unparsed": 0}
-    # The permissive rater never gives a verdict: counted, and not read as "No".
-    assert values["unparsed"] == {"lr1": 0, "lr2": 0, "unparsed": 1}
+    # The permissive rater never gives a verdict: counted, and not read as "No": a plain "Yes"
+    # would have made it exact, so neither LR-1 nor LR-2 is known (NaN, out of the means).
+    unread = values["unparsed"]
+    assert unread["unparsed"] == 1 and math.isnan(unread["lr1"]) and math.isnan(unread["lr2"])
 
     best = scores["best"].metadata or {}
     assert [r["rating"] for r in best["ratings"]] == ["none", "partial"]
@@ -136,8 +139,8 @@ def test_ratings_end_to_end(tmp_path: Path) -> None:
 
     assert log.results
     metrics = {s.name: s.metrics for s in log.results.scores}
-    assert metrics["lr1"]["mean"].value == pytest.approx(3 / 7)
-    assert metrics["lr2"]["mean"].value == pytest.approx(5 / 7)
+    assert metrics["lr1"]["mean"].value == pytest.approx(3 / 6)
+    assert metrics["lr2"]["mean"].value == pytest.approx(5 / 6)
     assert metrics["unparsed"]["mean"].value == pytest.approx(1 / 7)
 
     api = judge.api
@@ -310,3 +313,22 @@ def test_packaged_calibration_of_the_local_grader() -> None:
     assert cal.calibrated and cal.source == "packaged raters_qwen2.5-coder-1.5b.json"
     assert 0.0 < cal.exact_threshold <= 1.0 and 0.0 < cal.partial_threshold <= 1.0
     assert not load_rater_calibration("openai/gpt-4o").calibrated
+
+
+@pytest.mark.parametrize(
+    ("lower", "upper", "lr1", "lr2"),
+    [
+        ("exact", "exact", 1.0, 1.0),  # settled: a missing verdict cannot lower a rating
+        ("partial", "partial", 0.0, 1.0),
+        ("none", "none", 0.0, 0.0),
+        ("partial", "exact", math.nan, 1.0),  # partial for sure; exact only if the missing says so
+        ("none", "partial", 0.0, math.nan),  # exact is out of reach either way
+        ("none", "exact", math.nan, math.nan),
+    ],
+)
+def test_lr1_and_lr2_are_read_only_where_the_readable_verdicts_settle_them(
+    lower: Rating, upper: Rating, lr1: float, lr2: float
+) -> None:
+    result = Rated(rows=[], bounds=[], lower=lower, upper=upper, missing=1, best=0)
+    for got, want in ((result.lr1, lr1), (result.lr2, lr2)):
+        assert (math.isnan(got) and math.isnan(want)) or got == want

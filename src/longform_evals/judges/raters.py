@@ -9,13 +9,15 @@ prompts in `prompts/raters/`). A rating is read by one of two rules: `verdicts` 
 exact when either rater says so, partial when only the permissive one says "Yes, partially")
 or `calibrated` (P(yes) against the thresholds of `judges/rater_calibration.py`). A verdict
 that cannot be read is asked once more; one that still cannot be read is missing, never "No",
-and the rating is then a lower bound (:class:`Rated`). The `llm_raters` scorer
+and the rating is then known only between bounds (:class:`Rated`): LR-1 and LR-2 are read
+where the bounds settle them and are unreadable (NaN) where they do not. The `llm_raters` scorer
 (`scorers/llm_raters.py`) wraps this for Inspect.
 """
 
 from __future__ import annotations
 
 import asyncio
+import math
 import re
 from dataclasses import dataclass
 from typing import Literal
@@ -256,6 +258,24 @@ class Rated:
     """Verdicts (or, calibrated, probabilities) that could not be read."""
     best: int
     """Index of the reference the rating comes from."""
+
+    @property
+    def lr1(self) -> float:
+        """LR-1 (an exact match with some reference): 1 or 0 where the readable verdicts settle
+        it, NaN where a missing verdict could make it either (unreadable, not a 0)."""
+        return _settled(self.lower == "exact", self.upper == "exact")
+
+    @property
+    def lr2(self) -> float:
+        """LR-2 (at least a partial match), as :attr:`lr1`."""
+        return _settled(self.lower != "none", self.upper != "none")
+
+
+def _settled(at_least: bool, at_most: bool) -> float:
+    """1 when even the lower bound holds, 0 when even the upper bound fails, else NaN."""
+    if at_least:
+        return 1.0
+    return math.nan if at_most else 0.0
 
 
 def rated(

@@ -21,9 +21,11 @@ of two rules:
 
 A verdict that cannot be read is asked once more, with the unreadable answer shown and a
 request for the verdict alone; one that still cannot be read is recorded as missing, never
-read as "No". The sample then counts in `unparsed`, and its LR-1 / LR-2 count only what the
-readable verdicts establish (a lower bound); metadata says whether the missing verdicts could
-have changed the rating (`determined`).
+read as "No". The sample then counts in `unparsed`. Its LR-1 (LR-2) is still read where the
+readable verdicts settle it (an exact match with another reference, say, or "No" from both
+raters where only a partial match is in doubt) and is NaN, unreadable, where a missing verdict
+could make it 1 or 0: it is then left out of the mean rather than counted as a miss, and
+metadata says whether the whole rating was settled (`determined`).
 
 An answer without words (blank, or only "..." and the like) is not rated: LR-1, LR-2 and
 `unparsed` are NaN with the reason counted (see `longform_evals.scorers.unscorable`), so the
@@ -197,8 +199,8 @@ def llm_raters(
         note_readings(str(rater), "raters", asked - result.missing, result.missing)
         return Score(
             value={
-                "lr1": int(result.lower == "exact"),
-                "lr2": int(result.lower != "none"),
+                "lr1": result.lr1,
+                "lr2": result.lr2,
                 "unparsed": int(result.missing > 0),
                 **check.values(0.0),
             },

@@ -36,8 +36,10 @@ Conventions, and the evidence for them
 Units and samples
 -----------------
 One sample per (article, system): id ``"longsciverify/<article_id>/<system>"`` with ``system``
-the CSV column name, ``group`` the article id, ``document`` the article's sentences joined with
-spaces. The summaries are lower-cased, tokenized text (``"brans - klein ( bkt ) ."``), on which
+the CSV column name, ``group`` the article id, ``document`` the article's sentences one per
+line (the file's own sentence boundaries: lower-cased text defeats the sentence splitter, so
+joined with spaces a ``words:N`` chunk could run to several times N words). The summaries
+are lower-cased, tokenized text (``"brans - klein ( bkt ) ."``), on which
 :func:`~longform_evals.text.split_sentences` fails (it never ends a sentence before a
 lower-case word), so :func:`longsciverify_sentences` splits each line after ``.``, ``!`` or
 ``?`` followed by whitespace, close to the NLTK splitter the authors used elsewhere. Sentences
@@ -186,7 +188,7 @@ def _read_reviewer(path: Path, name: str) -> _Reviewer:
 
 
 def _articles(path: Path) -> dict[str, str]:
-    """Article id -> the article's text (its sentences joined with spaces)."""
+    """Article id -> the article's text (its sentences one per line)."""
     if not path.is_file():
         raise DataError(f"{path}: no such file (the articles of the reviewer files next to it)")
     if path.stat().st_size == 0:
@@ -204,7 +206,7 @@ def _articles(path: Path) -> dict[str, str]:
         if not isinstance(article_id, str) or not article_id.strip():
             raise DataError(f"{where}: missing or empty 'article_id'")
         if isinstance(text, list) and all(isinstance(s, str) for s in text):
-            text = " ".join(s.strip() for s in text if s.strip())
+            text = "\n".join(s.strip() for s in text if s.strip())
         if not isinstance(text, str) or not text.strip():
             raise DataError(f"{where} ({article_id}): 'article_text' must be non-empty text")
         if article_id in out:
