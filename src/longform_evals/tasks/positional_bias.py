@@ -177,6 +177,7 @@ CARD = TaskCard(
     strategy_family="multidoc",
     judged_by="grader",
     calibration_kind="faithfulness",
+    data_required=True,  # multi-document sets are the user's: no published copy is read
     lm_eval=False,
     snapshot=snapshot_fixtures.POSITIONAL_BIAS,
 )
