@@ -259,6 +259,7 @@ document.body.setAttribute("data-ready", "yes");
 
 _STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2em; color: #111; }
+div.scroll { overflow-x: auto; max-width: 100%; }
 table.board { border-collapse: collapse; margin: 1em 0; font-size: 14px; }
 table.board th, table.board td { border: 1px solid #ccc; padding: 4px 8px; text-align: right; }
 table.board th { background: #f3f4f6; cursor: pointer; user-select: none; }
@@ -294,11 +295,12 @@ def _html_variant(board: Leaderboard, index: int, cards: Cards) -> list[str]:
         "rank", "model", *[f"{m.label} [95 % CI]" for m in metrics], "N", "judge",
         "judge mode", "judge card", "parse fail %", *COST_HEADERS, "flags",
     ]  # fmt: skip
-    body.append('<table class="board"><thead><tr>')
+    # a wide table scrolls inside its box instead of running off the page
+    body.append('<div class="scroll"><table class="board"><thead><tr>')
     body.extend(f"<th>{html.escape(h)}</th>" for h in headers)
     body.append("</tr></thead><tbody>")
     body.extend(_html_row(row, metrics, cards) for row in rows)
-    body.append("</tbody></table>")
+    body.append("</tbody></table></div>")
     qualities = sorted({r.judge_quality for r in rows})
     body.extend(f'<p class="note">judge quality: {html.escape(q)}</p>' for q in qualities)
     for metric in metrics[:1]:
