@@ -103,7 +103,7 @@ def test_sentence_labels_from_a_judge_agreement_log(
     from inspect_ai.log import read_eval_log
 
     data = write_longsciverify(tmp_path / "LongSciVerify")
-    task = judge_agreement(kind="faithfulness", data=str(data), chunking="tokens:5")
+    task = judge_agreement(kind="faithfulness", data=str(data), chunking="tokens:4")
     judge = get_model("scripted/judge", rules=json.dumps(FAITH_RULES), memoize=False)
     [log] = inspect_eval(task, model=judge, log_dir=str(tmp_path / "logs"), display="none")
     assert log.status == "success", log.error
