@@ -206,3 +206,13 @@ def test_identical_rows_share_their_rank(scores: list[float]) -> None:
     ranks = shared_ranks([row, dict(row), {k: v - 2.0 for k, v in row.items()}])
     assert ranks[0] == ranks[1] == 1
     assert ranks[2] == 3
+
+
+def test_a_shift_spread_only_by_rounding_is_a_point() -> None:
+    """Found by hypothesis: x - (x - d) differs from d in the last bits, so the resampled means
+    spread by a few ulps and the percentile interval could exclude its own value."""
+    a = [0.0] * 17 + [1.2345678901234567e3]
+    b = [x - 8.539404190183221 for x in a]
+    ci = paired_difference(a, b, resamples=FAST)
+    assert ci.low == ci.value == ci.high and ci.contains(ci.value)
+    assert ci.value == pytest.approx(8.539404190183221)

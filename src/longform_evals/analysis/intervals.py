@@ -105,8 +105,10 @@ def bootstrap_interval(
     value = float(stat(rows))
     if n < 2:
         return Interval(value, math.nan, math.nan, n, confidence)
-    if np.all(rows == rows[0]):
-        # Every resample is the same data; scipy would warn about a degenerate distribution.
+    if np.allclose(rows, rows[0], rtol=1e-12, atol=0.0):
+        # Every resample is the same data (up to rounding: x - (x - d) is not d to the last
+        # bit, and an interval ulps wide could then miss its own value); scipy would also warn
+        # about a degenerate distribution.
         return Interval(value, value, value, n, confidence)
     # Imported here: scipy.stats takes most of a second to import, and the task modules that
     # Inspect's entry point loads import this module (the entry point must stay light).
