@@ -208,3 +208,34 @@ FAITH_RULES: list[dict[str, Any]] = [
     {"pattern": "<statement>", "response": "Yes.", "top_logprobs": {"Yes": -0.05, "No": -3.0}},
     {"default": "Yes."},
 ]
+
+
+def use_judge_card(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    *,
+    judge: str,
+    mode: str,
+    figure: dict[str, float],
+    summaries: int,
+    stem: str | None = None,
+) -> str:
+    """Write a coherence judge card (BACC headline `figure`) into a folder that the package
+    looks up in place of its packaged cards; returns the card's file stem (`card_stem` of it,
+    unless `stem` names another)."""
+    from longform_evals.judges import cards
+    from longform_evals.reports.judge_card import card_stem
+
+    folder = tmp_path / "cards"
+    folder.mkdir()
+    card: dict[str, Any] = {
+        "judge": judge,
+        "kind": "coherence",
+        "mode": mode,
+        "headline": {"name": "balanced_accuracy", "label": "BACC", **figure},
+        "data": {"format": "booookscore", "summaries_judged": summaries},
+    }
+    name = stem or card_stem(card)
+    (folder / f"{name}.json").write_text(json.dumps(card), encoding="utf-8")
+    monkeypatch.setattr(cards, "_cards_folder", lambda: folder)
+    return name

@@ -8,14 +8,13 @@ is compared with the figure the task's own table shows for that row: the same te
 
 from __future__ import annotations
 
-import json
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 
+from helpers import use_judge_card
 from longform_evals.analysis.intervals import Interval, bootstrap_interval
-from longform_evals.judges import cards
 from longform_evals.reports.leaderboard import HEADLINES, Leaderboard, Row
 from longform_evals.reports.leaderboard_overview import NOT_RUN, cell, columns, rank_text
 from longform_evals.reports.leaderboard_render import to_html
@@ -77,21 +76,13 @@ def board() -> Leaderboard:
 
 
 @pytest.fixture
-def card_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def card_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     """The card of `s/judge` in a folder looked up in place of the packaged one."""
-    folder = tmp_path / "cards"
-    folder.mkdir()
     figure = {"value": 0.61, "low": 0.55, "high": 0.66, "n": 300}
-    card = {
-        "judge": "s/judge",
-        "kind": "coherence",
-        "mode": "probe",
-        "headline": {"name": "balanced_accuracy", "label": "BACC", **figure},
-        "data": {"format": "booookscore", "summaries_judged": 12},
-    }
-    (folder / f"{CARD}.json").write_text(json.dumps(card), encoding="utf-8")
-    monkeypatch.setattr(cards, "_cards_folder", lambda: folder)
-    return folder
+    return use_judge_card(
+        tmp_path, monkeypatch, judge="s/judge", mode="probe", figure=figure, summaries=12,
+        stem=CARD,
+    )  # fmt: skip
 
 
 class Tables(HTMLParser):
@@ -154,7 +145,7 @@ def test_columns_split_by_judge_and_cells_read_the_rows() -> None:
 
 
 def test_the_page_opens_with_the_overview_and_its_figures_are_the_tables(
-    card_folder: Path,
+    card_folder: str,
 ) -> None:
     made = board()
     page = to_html(made, "logs")
@@ -190,7 +181,7 @@ def test_the_page_opens_with_the_overview_and_its_figures_are_the_tables(
     assert len(missing) == 6 and all(a["class"] == "missing" for a in missing)
 
 
-def test_judged_columns_and_cells_link_to_the_card_in_the_page(card_folder: Path) -> None:
+def test_judged_columns_and_cells_link_to_the_card_in_the_page(card_folder: str) -> None:
     page = to_html(board(), "logs")
     anchor = f"judge-card-{CARD}"
     assert page.count(f'id="{anchor}"') == 1

@@ -11,7 +11,6 @@ Skips where Chromium is absent (Debian package `chromium`).
 
 from __future__ import annotations
 
-import json
 import shutil
 import subprocess
 from html.parser import HTMLParser
@@ -25,9 +24,8 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import get_model
 from inspect_ai.solver import generate
 
-from longform_evals.judges import cards
+from helpers import use_judge_card
 from longform_evals.judges.coherence_judges import CoherenceJudging
-from longform_evals.reports.judge_card import card_stem
 from longform_evals.reports.leaderboard import build_leaderboard
 from longform_evals.reports.leaderboard_render import write_all
 from longform_evals.scorers.booookscore import booookscore
@@ -56,19 +54,10 @@ JUDGE = "scripted/judge"
 def card_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     """The card of the scripted judge in sentence mode, looked up instead of the packaged
     ones; returns its name."""
-    folder = tmp_path / "cards"
-    folder.mkdir()
     figure = {"value": 0.62, "low": 0.55, "high": 0.69, "n": 200}
-    card: dict[str, Any] = {
-        "judge": JUDGE,
-        "kind": "coherence",
-        "mode": "sentence",
-        "headline": {"name": "balanced_accuracy", "label": "BACC", **figure},
-        "data": {"format": "booookscore", "summaries_judged": 16},
-    }
-    (folder / f"{card_stem(card)}.json").write_text(json.dumps(card), encoding="utf-8")
-    monkeypatch.setattr(cards, "_cards_folder", lambda: folder)
-    return card_stem(card)
+    return use_judge_card(
+        tmp_path, monkeypatch, judge=JUDGE, mode="sentence", figure=figure, summaries=16
+    )
 
 
 def _reader(name: str, letter: str) -> Any:
