@@ -317,6 +317,11 @@ SERVED = (
     "tests/models/test_served_models.py::test_documented_serve_commands runs these lines, read "
     "from docs/running.md, with the smallest packaged model on a free port"
 )
+STORE = (
+    "two machines sharing one S3 store: tests/runs/test_object_store.py::"
+    "test_documented_store_commands runs these lines, read from docs/leaderboard.md, twice at "
+    "once against moto's S3 server on 127.0.0.1, with a scripted plan"
+)
 CI_RUNS_IT = "the CI job runs this Quick start line itself (.ci/run reads it out of the README)"
 REGISTRY = "installs from the package registry; the CI job's install runs it"
 _MY_GGUF = "--model gguf/mymodel -M path=/models/my.gguf -M n_ctx=32768"
@@ -387,6 +392,10 @@ PLAN: dict[str, Run | NotRun] = {
         group="leaderboard", note="the plan's GGUF models become scripted ones (_offline_plan)"
     ),
     "longform leaderboard logs/local-trio": Run(group="leaderboard", check=_leaderboard_written),
+    "longform run plans/local-trio.yaml --log-dir s3://my-bucket/runs/local-trio": NotRun(STORE),
+    "longform leaderboard s3://my-bucket/runs/local-trio --out s3://my-bucket/boards/local-trio": (
+        NotRun(STORE)
+    ),
     # docs/ci.md
     "longform check": Run(check=_checks_passed),
     "longform check --only rouge --only choice_accuracy --junit checks.xml": Run(

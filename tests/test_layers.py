@@ -49,6 +49,7 @@ LAYERS: dict[str, int] = {
     "progress": 0,
     "inspect_private": 0,
     "log_keys": 0,
+    "log_store": 0,
     "vocabulary": 0,
     "models": 1,
     "data": 1,

@@ -46,7 +46,7 @@ def test_a_sample_starts_outside_a_plan(tmp_path: Path) -> None:
 def test_a_sample_starts_while_budget_is_left(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(budget, "LEDGER", budget.Ledger(max_tokens=10_000, tokens=10))
+    monkeypatch.setattr(budget, "LEDGER", budget.Ledger(max_tokens=10_000, spent=budget.Spend(10)))
     log = _run(tmp_path)
     assert log.status == "success", log.error
     assert _model_calls(log) == 1
@@ -55,10 +55,10 @@ def test_a_sample_starts_while_budget_is_left(
 def test_a_spent_budget_refuses_the_sample_before_any_call(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(budget, "LEDGER", budget.Ledger(max_tokens=100, tokens=100))
+    monkeypatch.setattr(budget, "LEDGER", budget.Ledger(max_tokens=100, spent=budget.Spend(100)))
     log = _run(tmp_path)
     assert log.status == "error"
     assert log.samples and log.samples[0].error is not None
     message = log.samples[0].error.message
-    assert BUDGET_ERROR in message and "100 tokens spent of a budget of 100" in message
+    assert BUDGET_ERROR in message and "100 tokens spent or reserved of 100" in message
     assert _model_calls(log) == 0

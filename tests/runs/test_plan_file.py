@@ -49,7 +49,7 @@ def test_a_good_plan_expands_its_variants(tmp_path: Path) -> None:
     assert labels == ["bs[strategy=hierarchical]", "bs[strategy=incremental]", "quality"]
     assert plan.variants[0].samples == ("the_frost_hold",) and plan.variants[2].limit == 2
     assert plan.epochs == 2 and plan.budget_tokens == 1000
-    assert plan.log_dir == (tmp_path / "logs" / "plan").resolve()
+    assert plan.log_dir == str((tmp_path / "logs" / "plan").resolve())
 
 
 def test_toml_plans_and_relative_paths(tmp_path: Path) -> None:
@@ -65,7 +65,7 @@ args = { data = "data/q.jsonl", strategy = "full" }
 """
     plan = read_plan(write(tmp_path, text, "plan.toml"))
     assert plan.variants[0].args["data"] == str((tmp_path / "data" / "q.jsonl").resolve())
-    assert plan.log_dir == (tmp_path / "out").resolve()
+    assert plan.log_dir == str((tmp_path / "out").resolve())
 
 
 @pytest.mark.parametrize(

@@ -27,7 +27,6 @@ from inspect_ai.log import list_eval_logs, read_eval_log
 from inspect_ai.scorer import match
 from inspect_ai.solver import Generate, TaskState, generate, solver
 
-import longform_evals
 from longform_evals.cli import main
 from longform_evals.reports.leaderboard import (
     Leaderboard,
@@ -35,71 +34,7 @@ from longform_evals.reports.leaderboard import (
     build_leaderboard,
 )
 from longform_evals.reports.leaderboard_render import to_csv, to_json, to_markdown
-
-DATA = Path(longform_evals.__file__).resolve().parent / "data"
-QUALITY = DATA / "reading" / "quality_fixture.jsonl"
-
-READER_RULES: list[dict[str, Any]] = [
-    {
-        "pattern": r"(?s)Passage:.*?\n<(\d+)>.*Break point: <number>",
-        "response": r"Break point: <\1>",
-    },
-    {"pattern": r"Shorten it to at most \d+ words\.", "response": "A short gist of this page."},
-    {"pattern": r"Which pages would you like to read in full\?", "response": "[0]"},
-]
-SUMMARY = "Ines Calloway studies a frozen orchard. She finds a faulty sensor."
-
-
-def rules(letter: str) -> str:
-    """Inline rules of a model that always picks ``letter``."""
-    answer = {"pattern": r"Answer: \(X\)", "response": f"Answer: ({letter})"}
-    return json.dumps({"rules": [*READER_RULES, answer], "default": SUMMARY})
-
-
-JUDGE_RULES = json.dumps({"rules": [], "default": "No confusion."})
-GARBLED_JUDGE = json.dumps({"rules": [], "default": "Hmm, hard to say."})
-
-
-def plan_text(
-    log_dir: Path,
-    *,
-    judge: str = JUDGE_RULES,
-    judge_name: str = "scripted/judge",
-    budget: int | None = None,
-    latency: float = 0.0,
-    book: bool = True,
-) -> str:
-    models = [
-        {"model": "scripted/alpha", "args": {"rules": rules("B"), "latency": latency}},
-        {"model": "scripted/beta", "args": {"rules": rules("A"), "latency": latency}},
-    ]
-    tasks: list[dict[str, Any]] = [
-        {
-            "task": "quality",
-            "args": {"data": str(QUALITY), "cache": True},
-            "variants": {"strategy": ["full", "read_agent_p"]},
-        }
-    ]
-    if book:
-        tasks.append(
-            {
-                "task": "booookscore",
-                "name": "booookscore-hier512",
-                "args": {"strategy": "hierarchical", "chunk_size": 512},
-                "samples": ["the_frost_hold"],
-            }
-        )
-    plan: dict[str, Any] = {
-        "name": "scripted",
-        "log_dir": str(log_dir),
-        "models": models,
-        "judge": {"model": judge_name, "mode": "sentence", "args": {"rules": judge}},
-        "tasks": tasks,
-        "max_samples": 1,
-    }
-    if budget is not None:
-        plan["budget"] = {"tokens": budget}
-    return json.dumps(plan)  # JSON is YAML
+from plans import GARBLED_JUDGE, plan_text
 
 
 def run_cli(*args: str) -> Any:
@@ -108,7 +43,8 @@ def run_cli(*args: str) -> Any:
 
 
 def eval_files(folder: Path) -> dict[str, int]:
-    return {p.name: p.stat().st_mtime_ns for p in folder.glob("*.eval")}
+    """The plan's logs (each cell's below its own folder) and when each was written."""
+    return {str(p.relative_to(folder)): p.stat().st_mtime_ns for p in folder.rglob("*.eval")}
 
 
 @pytest.fixture(scope="module")
@@ -198,7 +134,7 @@ def test_rows_with_different_judges_are_not_ranked_together(tmp_path: Path) -> N
         logs = tmp_path / name
         plan.write_text(plan_text(logs, judge_name=judge, book=True), encoding="utf-8")
         assert run_cli("run", str(plan)).exit_code == 0
-        for path in logs.glob("*booookscore*.eval"):
+        for path in logs.rglob("*booookscore*.eval"):
             shutil.copy(path, combined / f"{name}-{path.name}")
     board = build_leaderboard(combined)
     book = [r for r in board.rows if r.variant == "booookscore-hier512"]
@@ -256,7 +192,8 @@ def test_a_killed_run_resumes_without_redoing_finished_work(tmp_path: Path) -> N
         start_new_session=True,
     )
     deadline = time.monotonic() + 120
-    while _cached_calls(cache) < 6:
+    # one cell of six one-call samples, then two samples into the next: kill it there
+    while _cached_calls(cache) < 8:
         assert child.poll() is None, "the run ended before it could be killed"
         assert time.monotonic() < deadline
         time.sleep(0.05)
@@ -329,7 +266,7 @@ def test_a_failed_cell_is_a_partial_row(tmp_path: Path, finished: tuple[Path, Pa
     _, logs = finished
     folder = tmp_path / "failed"
     shutil.copytree(logs, folder)
-    victim = next(folder.glob("*quality*.eval"))
+    victim = next(folder.rglob("*quality*.eval"))
     log = read_eval_log(str(victim))
     log.status = "error"
     assert log.samples
@@ -363,7 +300,8 @@ def test_a_stopped_run_names_its_unfinished_cells_and_fails(
     assert len(lines) == 2, lines
     assert sum(line.endswith(": cancelled") for line in lines) == 1
     assert sum(line.endswith(": not started") for line in lines) == 1
-    monkeypatch.setattr(run_module, "run_plan", lambda *a, **k: (True, read))
+    stopped = run_module.PlanRun(logs=read, status={"x": "success"})
+    monkeypatch.setattr(run_module, "run_plan", lambda *a, **k: stopped)
     result = CliRunner().invoke(main, ["run", str(plan_file)])
     assert result.exit_code == 1 and "Traceback" not in result.output
     assert "not finished: " in result.output and ": cancelled" in result.output
@@ -377,3 +315,18 @@ def test_a_stopped_run_names_its_unfinished_cells_and_fails(
     assert result.exit_code == 1 and "interrupted" in result.output
     # the cells are read from the log folder, where every one had finished earlier
     assert "0 cell(s) did not finish" in result.output
+
+
+def test_max_tasks_runs_cells_at_once_in_worker_processes(tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    plan = tmp_path / "plan.yaml"
+    readers = (("alpha", "B"), ("beta", "A"), ("gamma", "C"))
+    plan.write_text(
+        plan_text(logs, readers=readers, book=False, strategies=("full",), max_tasks=2),
+        encoding="utf-8",
+    )
+    result = run_cli("run", str(plan))
+    assert result.exit_code == 0, result.output
+    ran = [line for line in result.output.splitlines() if line.startswith("ran here:")]
+    assert len(ran) == 3 and any("(worker " in line for line in ran), result.output
+    assert len(eval_files(logs)) == 3  # each cell once

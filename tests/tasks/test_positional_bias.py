@@ -198,7 +198,7 @@ def test_position_curves_are_plotted_from_logs(tmp_path: Path) -> None:
         main, ["plot-positions", str(plain.location), str(focus.location), "--out", str(out)]
     )
     assert result.exit_code == 0, result.output
-    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert Path(out).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_plotting_a_log_without_position_metrics_is_a_clear_error(tmp_path: Path) -> None:
@@ -358,6 +358,6 @@ def test_curves_with_gaps_and_missing_intervals_still_plot(tmp_path: Path) -> No
         "old log": [0.5, 0.4, 0.7],  # a plain list: no intervals, no bars
     }
     out = plot_position_curves(curves, tmp_path / "gaps.png")
-    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert Path(out).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     with pytest.raises(ValueError, match="one low and one high bound per position"):
         PositionCurve([0.5, 0.6], [0.4], [0.7])

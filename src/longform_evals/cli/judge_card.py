@@ -10,6 +10,7 @@ import click
 import yaml
 
 from longform_evals.cli.group import main, parse_key_values
+from longform_evals.log_store import StoreError, exists, is_url
 from longform_evals.vocabulary import JUDGE_KINDS
 
 DEFAULT_CARD_BUDGET = 20
@@ -93,7 +94,11 @@ def _finished_log(from_log: str, given: tuple[object, ...]) -> str:
         raise click.UsageError(
             f"--from-log writes the card of a finished run; {', '.join(extra)} configure a new run"
         )
-    if not Path(from_log).is_file():
+    try:
+        found = exists(from_log) and not (not is_url(from_log) and Path(from_log).is_dir())
+    except StoreError as e:
+        raise click.ClickException(str(e)) from e
+    if not found:
         raise click.ClickException(f"no log file at {from_log}")
     return from_log
 
@@ -241,6 +246,10 @@ def judge_card_command(
         card = card_from_log(log, n_boot=n_boot, seed=seed, data=data)
     except CardError as e:
         raise click.ClickException(f"{e} (log: {location})") from e
-    for path in write_card(card, out):
+    try:
+        written = write_card(card, out)
+    except StoreError as e:
+        raise click.ClickException(f"cannot write the judge card: {e}") from e
+    for path in written:
         click.echo(f"wrote {path}")
     click.echo(headline_text(card))

@@ -1,4 +1,4 @@
-"""`longform leaderboard`: a folder of logs as a leaderboard."""
+"""`longform leaderboard`: a folder of logs (local or in an object store) as a leaderboard."""
 
 from __future__ import annotations
 
@@ -8,15 +8,15 @@ from longform_evals.cli.group import main
 
 
 @main.command("leaderboard")
-@click.argument("log_dir", type=click.Path(file_okay=False))
+@click.argument("log_dir")
 @click.option(
     "--out",
     default=None,
-    type=click.Path(file_okay=False),
-    help="Folder for leaderboard.md/.csv/.json/.html (default: LOG_DIR).",
+    help="Folder or store URL for leaderboard.md/.csv/.json/.html (default: LOG_DIR).",
 )
 def leaderboard_command(log_dir: str, out: str | None) -> None:
-    """Compare models: one row per model x task variant, from every log in LOG_DIR.
+    """Compare models: one row per model x task variant, from every log in LOG_DIR (a folder
+    or a store URL such as s3://bucket/runs, its subfolders included).
 
     Prints the markdown table and writes it with CSV, JSON and an HTML page.
     """

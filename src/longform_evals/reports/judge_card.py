@@ -29,6 +29,7 @@ from inspect_ai.log import EvalLog, EvalSample
 
 import longform_evals
 from longform_evals.analysis.judge_agreement import AgreementFigures, agreement_figures
+from longform_evals.log_store import join, resolve, write_text
 from longform_evals.scorers.judge_agreement_metrics import rows_of_scores
 
 __all__ = [
@@ -517,15 +518,19 @@ def _md_counts(data: Mapping[str, Any], counts: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-def write_card(card: Mapping[str, Any], out_dir: str | Path) -> tuple[Path, Path]:
-    """Write `<stem>.json` and `<stem>.md` into `out_dir` (made if missing)."""
-    folder = Path(out_dir)
-    folder.mkdir(parents=True, exist_ok=True)
+def write_card(card: Mapping[str, Any], out_dir: str | Path) -> tuple[str, str]:
+    """Write `<stem>.json` and `<stem>.md` into `out_dir` (a folder, made if missing, or a
+    store URL); return where they went.
+
+    Raises:
+        StoreError: When they cannot be written there; the message names the place.
+    """
+    folder = resolve(str(out_dir))
     stem = card_stem(card)
-    json_path = folder / f"{stem}.json"
-    md_path = folder / f"{stem}.md"
-    json_path.write_text(render_json(card), encoding="utf-8")
-    md_path.write_text(render_markdown(card), encoding="utf-8")
+    json_path = join(folder, f"{stem}.json")
+    md_path = join(folder, f"{stem}.md")
+    write_text(json_path, render_json(card))
+    write_text(md_path, render_markdown(card))
     return json_path, md_path
 
 

@@ -24,6 +24,7 @@ from longform_evals.analysis.intervals import Interval, bootstrap_interval, shar
 from longform_evals.judges.calibration_files import read_calibration
 from longform_evals.judges.cards import card_headline
 from longform_evals.log_keys import BUDGET_ERROR, PLAN_METADATA
+from longform_evals.log_store import StoreError, check_readable, resolve
 from longform_evals.models.step_usage import step_usage
 from longform_evals.scorers.results import result_values
 from longform_evals.tasks.card import Headline
@@ -171,7 +172,7 @@ def _sample_facts(sample: EvalSample) -> dict[str, Any]:
     }
 
 
-def _frames(log_dir: Path) -> tuple[Any, Any, list[tuple[str, str]]]:
+def _frames(log_dir: str) -> tuple[Any, Any, list[tuple[str, str]]]:
     try:
         import pandas  # noqa: F401
         import pyarrow  # noqa: F401
@@ -193,7 +194,10 @@ def _frames(log_dir: Path) -> tuple[Any, Any, list[tuple[str, str]]]:
     )
     from inspect_ai.log import list_eval_logs
 
-    listed = [info.name for info in list_eval_logs(str(log_dir))]
+    try:
+        listed = [info.name for info in list_eval_logs(log_dir)]
+    except FileNotFoundError:  # a store folder with nothing in it yet
+        listed = []
     if not listed:
         raise LeaderboardError(f"no Inspect logs in {log_dir}")
     logs, unreadable = _readable_logs(listed)
@@ -370,14 +374,18 @@ def _value(scores: Mapping[str, Any], metric: Metric) -> float:
 
 
 def build_leaderboard(log_dir: str | Path) -> Leaderboard:
-    """Read every log in ``log_dir`` into a leaderboard.
+    """Read every log in ``log_dir`` (and its subfolders; a local folder or a store URL such
+    as ``s3://bucket/runs``) into a leaderboard.
 
     Raises:
-        LeaderboardError: When the folder has no logs, or none of them is of this package.
+        LeaderboardError: When the folder cannot be reached or has no logs, or none of them is
+            of this package.
     """
-    folder = Path(log_dir)
-    if not folder.is_dir():
-        raise LeaderboardError(f"no such log folder: {folder}")
+    folder = resolve(str(log_dir))
+    try:
+        check_readable(folder)
+    except StoreError as e:
+        raise LeaderboardError(str(e)) from e
     evals, samples, unreadable = _frames(folder)
     skipped: list[tuple[str, str]] = list(unreadable)
     chosen: dict[tuple[str, str, str | None], Any] = {}
@@ -485,8 +493,11 @@ def _add_metrics(
 ) -> None:
     """The row's headline metrics: the log's own result, with an interval over the samples'
     values for a per-sample metric, and each metric's count of samples without a value."""
-    for metric in HEADLINES[row.task]:
+    scored = any(f.get("scores") for _, f in facts)
+    for index, metric in enumerate(HEADLINES[row.task]):
         if not any(metric.scorer in f.get("scores", {}) for _, f in facts):
+            if not scored and facts and index == 0:  # every sample failed or was refused:
+                row.missing[metric.label] = len(facts)  # counted, not dropped
             continue
         values = {k: _value(f.get("scores", {}), metric) for k, f in facts if not f.get("error")}
         readable = {k: v for k, v in values.items() if not math.isnan(v)}

@@ -18,7 +18,9 @@ import math
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
+from longform_evals.log_store import join, relative_to, resolve, write_text
 from longform_evals.reports.cost_plot import cost_plot_svg
 from longform_evals.reports.leaderboard import Leaderboard, Metric, Row
 from longform_evals.reports.leaderboard_format import interval_text, number, td
@@ -284,7 +286,7 @@ svg.frontier { max-width: 100%; height: auto; }
 """
 
 
-def _html_variant(board: Leaderboard, index: int, cards: Cards) -> list[str]:
+def _html_variant(board: Leaderboard, index: int, cards: Cards, log_dir: str) -> list[str]:
     """The ``index``-th variant's section: its table, its judges' quality and its cost plot."""
     variant = board.variants()[index]
     anchor = variant_anchor(index, variant)
@@ -299,7 +301,7 @@ def _html_variant(board: Leaderboard, index: int, cards: Cards) -> list[str]:
     body.append('<div class="scroll"><table class="board"><thead><tr>')
     body.extend(f"<th>{html.escape(h)}</th>" for h in headers)
     body.append("</tr></thead><tbody>")
-    body.extend(_html_row(row, metrics, cards) for row in rows)
+    body.extend(_html_row(row, metrics, cards, log_dir) for row in rows)
     body.append("</tbody></table></div>")
     qualities = sorted({r.judge_quality for r in rows})
     body.extend(f'<p class="note">judge quality: {html.escape(q)}</p>' for q in qualities)
@@ -309,11 +311,12 @@ def _html_variant(board: Leaderboard, index: int, cards: Cards) -> list[str]:
     return body
 
 
-def _html_row(row: Row, metrics: Sequence[Metric], cards: Cards) -> str:
+def _html_row(row: Row, metrics: Sequence[Metric], cards: Cards, log_dir: str) -> str:
     """One table row; the model's name and its figures link to its log."""
     first = metrics[0].label if metrics else None
     rank = row.ranks.get(first) if first else None
-    href = f"{VIEW_URL}{html.escape(Path(row.log).name)}"
+    # the viewer names a log by its path below the folder it shows (a cell's subfolder too)
+    href = f"{VIEW_URL}{html.escape(quote(relative_to(row.log, log_dir)))}"
 
     def link(text: str) -> str:
         return f'<a href="{href}" title="{html.escape(row.log)}">{html.escape(text)}</a>'
@@ -360,7 +363,7 @@ def to_html(board: Leaderboard, log_dir: str | Path) -> str:
     cards = page_cards(board.rows)
     body += overview_html(board, cards)
     for index in range(len(board.variants())):
-        body += _html_variant(board, index, cards)
+        body += _html_variant(board, index, cards, str(log_dir))
     body.extend(f'<p class="note">{html.escape(n)}</p>' for n in board.notes)
     if board.skipped:
         body.append('<h2>Skipped logs</h2><ul class="skipped">')
@@ -378,10 +381,14 @@ def to_html(board: Leaderboard, log_dir: str | Path) -> str:
     )
 
 
-def write_all(board: Leaderboard, out_dir: str | Path, log_dir: str | Path) -> list[Path]:
-    """Write leaderboard.md, .csv, .json and .html into ``out_dir``; return their paths."""
-    folder = Path(out_dir)
-    folder.mkdir(parents=True, exist_ok=True)
+def write_all(board: Leaderboard, out_dir: str | Path, log_dir: str | Path) -> list[str]:
+    """Write leaderboard.md, .csv, .json and .html into ``out_dir`` (a local folder or a store
+    URL); return where they went.
+
+    Raises:
+        StoreError: When a file cannot be written there; the message names it.
+    """
+    folder = resolve(str(out_dir))
     files = {
         "leaderboard.md": to_markdown(board),
         "leaderboard.csv": to_csv(board),
@@ -390,7 +397,7 @@ def write_all(board: Leaderboard, out_dir: str | Path, log_dir: str | Path) -> l
     }
     written = []
     for name, text in files.items():
-        path = folder / name
-        path.write_text(text, encoding="utf-8")
-        written.append(path)
+        location = join(folder, name)
+        write_text(location, text)
+        written.append(location)
     return written

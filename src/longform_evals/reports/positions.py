@@ -11,12 +11,15 @@ shows the paper's U-curves side by side and whether their differences exceed the
 
 from __future__ import annotations
 
+import io
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from inspect_ai.log import EvalLog
+
+from longform_evals.log_store import resolve, write_bytes
 
 _POSITION_KEY = re.compile(r"position_profile_pos_(\d+)(?:_ci_(low|high))?$")
 
@@ -83,9 +86,10 @@ def _error_bars(values: Sequence[float]) -> tuple[list[float], list[float]] | No
     )
 
 
-def plot_position_curves(curves: Mapping[str, Sequence[float]], path: str | Path) -> Path:
+def plot_position_curves(curves: Mapping[str, Sequence[float]], path: str | Path) -> str:
     """Write a PNG with one faithfulness-by-position line per label, a
-    :class:`PositionCurve` with its intervals as error bars; returns the path."""
+    :class:`PositionCurve` with its intervals as error bars, to ``path`` (a file or a store
+    URL); returns where it went."""
     try:
         import matplotlib
 
@@ -93,7 +97,7 @@ def plot_position_curves(curves: Mapping[str, Sequence[float]], path: str | Path
         import matplotlib.pyplot as plt
     except ImportError as exc:
         raise ImportError("plotting needs matplotlib: pip install 'longform-evals[plot]'") from exc
-    out = Path(path)
+    out = resolve(str(path))
     fig, ax = plt.subplots(figsize=(6, 4))
     for k, (label, values) in enumerate(curves.items()):
         # Shift each line a little sideways so that error bars at one position do not overlap.
@@ -109,6 +113,8 @@ def plot_position_curves(curves: Mapping[str, Sequence[float]], path: str | Path
     ax.grid(alpha=0.3)
     ax.legend()
     fig.tight_layout()
-    fig.savefig(out, dpi=120)
+    image = io.BytesIO()
+    fig.savefig(image, format="png", dpi=120)
     plt.close(fig)
+    write_bytes(out, image.getvalue())
     return out

@@ -1,33 +1,86 @@
-"""A spending cap for a whole plan: once its tokens (or money) are spent, no new sample starts.
+"""A spending cap for a whole plan that holds at any concurrency and across processes.
 
-Inspect's own limits are per sample; a plan's budget is over every call of the run. An Inspect
-hook adds up each call's usage (calls read from Inspect's cache cost nothing and are not
-counted), and a solver put in front of every task's solver refuses to start a sample once the
-budget is spent. The refused sample ends with a :class:`BudgetExhausted` error, so it is
-counted as not run (the leaderboard marks its cell partial) and a later ``longform run`` with a
-larger budget runs it. Spending already in the plan's log folder counts against the budget.
+Inspect's ``token_limit`` and ``cost_limit`` cap one sample; a plan's budget is over every call
+of every cell, on every machine sharing the plan's log folder, so it is kept here:
+
+- **Grants in the store.** The budget is handed out in grants, each a file
+  ``<log_dir>/.longform/budget/<n>.grant`` created with an exclusive write. A process takes a
+  grant only after reading every earlier one and only if it fits in what they leave, and of two
+  processes reaching for number ``n`` one wins (the other reads again), so the grants never add
+  up to more than the budget. When a process stops it writes what it really spent of its grants
+  (``<n>.used``); a grant without one (its process was killed) counts as spent whole.
+- **Reservations per call.** Inside a process, every model call reserves the most it may cost
+  (:mod:`longform_evals.models.spend_gate`) from the process's grants before it is made, taking
+  a new grant when they are used up, and is refused when the store has nothing left that would
+  cover it. The call's real cost, from Inspect's usage (calls answered from Inspect's cache cost
+  nothing), replaces the reservation when it returns.
+
+A refused call raises :class:`BudgetExhausted`: its sample ends with that error and is counted
+as not run, its cell is partial, ``longform run`` exits 1, and a later run with a larger budget
+runs what is left. A solver in front of every task's solver also refuses to start a sample once
+nothing is left, so no sample starts only to be refused at its first call.
 """
 
 from __future__ import annotations
 
+import json
+import math
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import NoReturn
 
+import anyio
+import anyio.to_thread
 from inspect_ai.hooks import Hooks, ModelUsageData, hooks
 from inspect_ai.model import ModelUsage
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from longform_evals.log_keys import BUDGET_ERROR
+from longform_evals.log_store import create_exclusive, join, list_names, read_text, write_text
+from longform_evals.models.spend_gate import BudgetExhausted, CallCost
+from longform_evals.runs.claims import Owner, this_process
 from longform_evals.runs.plan_file import Price
 
+__all__ = [
+    "BUDGET_FOLDER",
+    "LEDGER",
+    "BudgetExhausted",
+    "GrantBook",
+    "Ledger",
+    "Spend",
+    "budget_gate",
+    "usage_cost",
+]
 
-class BudgetExhausted(RuntimeError):
-    """A sample was not started because the plan's budget is spent."""
+BUDGET_FOLDER = ".longform/budget"
+"""Where a plan's budget grants live, below its log folder."""
+GRANT_SHARE = 0.05
+"""A grant is this share of the budget (or one call's reservation, when that is more), so a
+process holds little that others could use, and a killed process loses little."""
+
+
+@dataclass(frozen=True)
+class Spend:
+    """Tokens and money: spent, granted or reserved."""
+
+    tokens: float = 0.0
+    money: float = 0.0
+
+    def __add__(self, other: Spend) -> Spend:
+        return Spend(self.tokens + other.tokens, self.money + other.money)
+
+    def __sub__(self, other: Spend) -> Spend:
+        return Spend(self.tokens - other.tokens, self.money - other.money)
+
+    def within(self, limit: Spend) -> bool:
+        """Whether neither amount passes ``limit`` (a small tolerance for float sums)."""
+        return self.tokens <= limit.tokens + 1e-9 and self.money <= limit.money + 1e-12
 
 
 def usage_cost(model: str, usage: ModelUsage, prices: Mapping[str, Price]) -> float | None:
     """Money for ``usage`` of ``model`` at the plan's prices (None when it has none)."""
-    price = prices.get(model) or prices.get(model.split("/", 1)[-1])
+    price = _price(model, prices)
     if price is None:
         return None
     cached = usage.input_tokens_cache_read or 0
@@ -36,31 +89,233 @@ def usage_cost(model: str, usage: ModelUsage, prices: Mapping[str, Price]) -> fl
     return (fresh * price.input + cached * cache_price + usage.output_tokens * price.output) / 1e6
 
 
+def _price(model: str, prices: Mapping[str, Price]) -> Price | None:
+    return prices.get(model) or prices.get(model.split("/", 1)[-1])
+
+
+def _number(text: str | None, key: str) -> float | None:
+    try:
+        value = json.loads(text or "")[key]
+    except (ValueError, KeyError, TypeError):
+        return None
+    return float(value) if isinstance(value, int | float) else None
+
+
+class GrantBook:
+    """The budget's grants in the store (module docstring)."""
+
+    def __init__(self, log_dir: str, limit: Spend, owner: Owner | None = None) -> None:
+        self.folder = join(log_dir, *BUDGET_FOLDER.split("/"))
+        self.limit = limit
+        self.owner = owner or this_process()
+        self.mine: dict[int, Spend] = {}
+        """This process's grants, by number."""
+
+    def committed(self) -> tuple[int, Spend]:
+        """The next grant's number, and what the grants so far take from the budget: what
+        closed grants spent, and open ones whole."""
+        names = list_names(self.folder)
+        grants = sorted(int(n.split(".")[0]) for n in names if n.endswith(".grant"))
+        closed = {int(n.split(".")[0]) for n in names if n.endswith(".used")}
+        total = Spend()
+        for number in grants:
+            kind = "used" if number in closed else "grant"
+            text = read_text(join(self.folder, f"{number:06d}.{kind}"))
+            tokens, money = _number(text, "tokens"), _number(text, "money")
+            if tokens is None or money is None:  # unreadable: count the most it could be
+                return (grants[-1] + 1, self.limit)
+            total += Spend(tokens, money)
+        return (grants[-1] + 1 if grants else 0), total
+
+    def take(self, need: Spend) -> Spend | None:
+        """A new grant for this process, at least ``need`` (and a share of the budget when that
+        is more), within what is left; None when what is left cannot cover ``need``."""
+        while True:
+            number, committed = self.committed()
+            left = self.limit - committed
+            if not need.within(left):
+                return None
+            share = Spend(
+                self.limit.tokens * GRANT_SHARE if math.isfinite(self.limit.tokens) else 0.0,
+                self.limit.money * GRANT_SHARE if math.isfinite(self.limit.money) else 0.0,
+            )
+            size = Spend(
+                min(left.tokens, max(need.tokens, share.tokens)),
+                min(left.money, max(need.money, share.money)),
+            )
+            text = json.dumps(
+                {"tokens": size.tokens, "money": size.money, "owner": self.owner.__dict__}
+            )
+            if create_exclusive(join(self.folder, f"{number:06d}.grant"), text):
+                self.mine[number] = size
+                return size
+            # another process took this number first: read again
+
+    def close(self, spent: Spend) -> None:
+        """Write what this process spent of its grants, filling them in order (any spending
+        past them goes on the last), so others may use the rest."""
+        left = spent
+        numbers = sorted(self.mine)
+        for i, number in enumerate(numbers):
+            size = self.mine[number]
+            last = i == len(numbers) - 1
+            used = (
+                left if last else Spend(min(left.tokens, size.tokens), min(left.money, size.money))
+            )
+            used = Spend(max(0.0, used.tokens), max(0.0, used.money))
+            left = left - used
+            write_text(
+                join(self.folder, f"{number:06d}.used"),
+                json.dumps({"tokens": used.tokens, "money": used.money}),
+            )
+        self.mine.clear()
+
+
+@dataclass
+class _Reservation:
+    amount: Spend
+
+
 @dataclass
 class Ledger:
-    """What the running plan may spend and has spent."""
+    """What the running plan may spend and has spent, in this process."""
 
     max_tokens: int | None = None
     max_money: float | None = None
     prices: Mapping[str, Price] = field(default_factory=dict)
-    tokens: int = 0
-    money: float = 0.0
+    book: GrantBook | None = None
+    granted: Spend = field(default_factory=Spend)
+    spent: Spend = field(default_factory=Spend)
+    reserved: Spend = field(default_factory=Spend)
+    refused: int = 0
+    """Calls and samples refused so far."""
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _taking: anyio.Lock | None = field(default=None, repr=False)
+    _released: anyio.Event | None = field(default=None, repr=False)
 
     @property
     def active(self) -> bool:
         return self.max_tokens is not None or self.max_money is not None
 
+    def limit(self) -> Spend:
+        return Spend(
+            math.inf if self.max_tokens is None else float(self.max_tokens),
+            math.inf if self.max_money is None else self.max_money,
+        )
+
+    def cost(self, call: CallCost) -> Spend:
+        """What reserving ``call`` takes: its tokens, and its money at the plan's prices (only
+        where the budget limits them; the plan check prices every model of a money budget)."""
+        price = _price(call.model, self.prices)
+        money = 0.0
+        if self.max_money is not None:
+            money = math.inf
+            if price is not None:
+                money = (call.input_tokens * price.input + call.output_tokens * price.output) / 1e6
+        tokens = call.input_tokens + call.output_tokens if self.max_tokens is not None else 0
+        return Spend(float(tokens), money)
+
     def add(self, model: str, usage: ModelUsage) -> None:
-        self.tokens += usage.input_tokens + usage.output_tokens
-        self.money += usage_cost(model, usage, self.prices) or 0.0
+        """Count a call's real cost (from Inspect's usage hook): input and output tokens, and
+        money at the plan's prices, each only where the budget limits it."""
+        tokens = usage.input_tokens + usage.output_tokens if self.max_tokens is not None else 0
+        money = 0.0
+        if self.max_money is not None:
+            cost = usage_cost(model, usage, self.prices)
+            money = math.inf if cost is None else cost
+        with self._lock:
+            self.spent += Spend(float(tokens), money)
+
+    def _fits(self, amount: Spend) -> bool:
+        with self._lock:
+            if (self.spent + self.reserved + amount).within(self.granted):
+                self.reserved += amount
+                return True
+            return False
+
+    async def reserve(self, call: CallCost) -> object:
+        """Set ``call``'s most aside (SpendGate): from this process's grants, or a new grant
+        from the store; when neither has room but calls of this process are in flight, wait
+        for them to return (their reservations may free room); refuse when none are."""
+        amount = self.cost(call)
+        if self._fits(amount):
+            return _Reservation(amount)
+        if self._taking is None:
+            self._taking = anyio.Lock()
+        async with self._taking:
+            while not self._fits(amount):
+                with self._lock:
+                    short = (self.spent + self.reserved + amount) - self.granted
+                    released = self._released = anyio.Event()
+                grant = await self._take(Spend(max(0.0, short.tokens), max(0.0, short.money)))
+                if grant is not None:
+                    with self._lock:
+                        self.granted += grant
+                    continue
+                with self._lock:
+                    in_flight = self.reserved.tokens > 0 or self.reserved.money > 0
+                if in_flight:
+                    await released.wait()
+                    continue
+                self._refuse(call, amount)
+        return _Reservation(amount)
+
+    def _refuse(self, call: CallCost, amount: Spend) -> NoReturn:
+        with self._lock:
+            self.refused += 1
+            spent, limit = self.spent, self.limit()
+        raise BudgetExhausted(
+            f"{BUDGET_ERROR}: a call of {call.model} needs up to {amount.tokens:,.0f} tokens "
+            f"and the plan's budget has less left ({self._describe(spent, limit)}); the call "
+            "was not made"
+        )
+
+    def new_event_loop(self) -> None:
+        """Forget the event-loop primitives of an earlier eval (each cell runs in its own)."""
+        self._taking = None
+        self._released = None
+
+    async def _take(self, need: Spend) -> Spend | None:
+        book = self.book
+        if book is None:  # one process, no store: the whole budget is its own
+            left = self.limit() - self.granted
+            return need if need.within(left) else None
+        return await anyio.to_thread.run_sync(book.take, need)
+
+    def release(self, reservation: object) -> None:
+        assert isinstance(reservation, _Reservation)
+        with self._lock:
+            self.reserved -= reservation.amount
+            released = self._released
+        if released is not None:
+            released.set()
 
     def exhausted(self) -> str | None:
-        """Why no new sample may start, or None."""
-        if self.max_tokens is not None and self.tokens >= self.max_tokens:
-            return f"{self.tokens:,} tokens spent of a budget of {self.max_tokens:,}"
-        if self.max_money is not None and self.money >= self.max_money:
-            return f"{self.money:.4f} spent of a budget of {self.max_money:.4f}"
-        return None
+        """Why no new sample may start (nothing left: not in this process's grants, nor in
+        the store), or None. Reads the store: call it from a worker thread."""
+        limit = self.limit()
+        with self._lock:
+            used, granted = self.spent + self.reserved, self.granted
+        committed = granted if self.book is None else self.book.committed()[1]
+        left = (limit - committed) + (granted - used)
+        if left.tokens > 0 and left.money > 0:
+            return None
+        return self._describe(used, limit)
+
+    def _describe(self, spent: Spend, limit: Spend) -> str:
+        parts = []
+        if self.max_tokens is not None:
+            parts.append(f"{spent.tokens:,.0f} tokens spent or reserved of {limit.tokens:,.0f}")
+        if self.max_money is not None:
+            parts.append(f"{spent.money:.4f} spent or reserved of {limit.money:.4f}")
+        return ", ".join(parts)
+
+    def finish(self) -> None:
+        """Give back what this process did not spend of its grants."""
+        if self.book is not None:
+            with self._lock:
+                spent = self.spent
+            self.book.close(spent)
 
 
 LEDGER = Ledger()
@@ -81,8 +336,9 @@ def budget_gate() -> Solver:
     """Refuse to start a sample once the plan's budget is spent."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        reason = LEDGER.exhausted()
+        reason = await anyio.to_thread.run_sync(LEDGER.exhausted) if LEDGER.active else None
         if reason:
+            LEDGER.refused += 1
             raise BudgetExhausted(f"{BUDGET_ERROR}: {reason}; the sample was not started")
         return state
 

@@ -4,7 +4,8 @@ A plan is checked whole before anything runs: unknown keys, tasks, strategies an
 arguments are refused with the plan's path and the entry at fault, and so is a plan whose judge
 is unset or is one of the evaluated models, unless it says so (``judge: self`` or
 ``allow_self_judge: true``). Relative paths in task arguments and ``log_dir`` are taken from
-the plan file's folder, so a plan runs the same from any working directory.
+the plan file's folder, so a plan runs the same from any working directory; a ``log_dir`` in
+an object store (``s3://bucket/runs``, any location Inspect's log API takes) is kept as it is.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 import yaml
 
 from longform_evals.judges.coherence_judges import coherence_modes
+from longform_evals.log_store import is_url, resolve
 from longform_evals.runs.catalogue import TASKS, check_task_args
 
 SELF = "self"
@@ -39,6 +41,7 @@ _TOP_KEYS = {
     "max_tasks",
     "budget",
     "prices",
+    "log_buffer",
 }
 _TASK_KEYS = {"task", "name", "args", "variants", "limit", "samples"}
 _JUDGE_KEYS = {"model", "mode", "args"}
@@ -94,7 +97,8 @@ class Plan:
 
     path: Path
     name: str
-    log_dir: Path
+    log_dir: str
+    """The plan's log folder: an absolute local path or a store URL (``s3://...``)."""
     models: tuple[ModelEntry, ...]
     judge: Judge
     variants: tuple[Variant, ...]
@@ -106,6 +110,8 @@ class Plan:
     budget_tokens: int | None = None
     budget_money: float | None = None
     prices: Mapping[str, Price] = field(default_factory=dict)
+    log_buffer: int = 1
+    """Finished samples a cell's log holds back before writing them to the store."""
 
 
 MAX_YAML_DEPTH = 32
@@ -206,11 +212,11 @@ def parse_plan(raw: Mapping[str, Any], path: Path) -> Plan:
             raise fail(f"`budget.money` needs a price for every model; none for {unpriced}")
     log_dir_value = raw.get("log_dir", f"logs/{path.stem}")
     if not isinstance(log_dir_value, str) or not log_dir_value.strip():
-        raise fail(f"`log_dir` must be a folder path, not {log_dir_value!r}")
-    log_dir = Path(log_dir_value)
-    log_dir = log_dir if log_dir.is_absolute() else (base / log_dir).resolve()
-    if log_dir.exists() and not log_dir.is_dir():
-        raise fail(f"`log_dir` {log_dir} is a file, not a folder")
+        raise fail(f"`log_dir` must be a folder path or a store URL, not {log_dir_value!r}")
+    try:
+        log_dir = log_location(log_dir_value, base)
+    except ValueError as e:
+        raise fail(str(e)) from e
     return Plan(
         path=path,
         name=str(raw.get("name", path.stem)),
@@ -226,7 +232,21 @@ def parse_plan(raw: Mapping[str, Any], path: Path) -> Plan:
         budget_tokens=_positive(budget.get("tokens"), "budget.tokens", fail),
         budget_money=budget_money,
         prices=prices,
+        log_buffer=_positive(raw.get("log_buffer"), "log_buffer", fail) or 1,
     )
+
+
+def log_location(value: str, base: Path) -> str:
+    """A plan's (or ``--log-dir``'s) log folder: a store URL as given, a local path made
+    absolute from ``base`` (``~`` expanded).
+
+    Raises:
+        ValueError: For a local path that is a file.
+    """
+    location = resolve(value.strip(), base)
+    if not is_url(location) and Path(location).exists() and not Path(location).is_dir():
+        raise ValueError(f"`log_dir` {location} is a file, not a folder")
+    return location
 
 
 def _known(raw: Mapping[str, Any], keys: set[str], where: str, fail: Any) -> None:

@@ -1,40 +1,54 @@
 # inspect-evals-lint: ignore-file[IEBP001] -- opens the plan's models to pass to eval_set
-"""Run a plan as one Inspect ``eval_set``: every model on every task variant, one fixed judge.
+"""Run a plan: every model on every task variant, one fixed judge, shared by any number of
+processes on any number of machines that use the same log folder.
 
-The eval set's log folder is the plan's ``log_dir``. Running the same plan again finds the
-logs there: finished cells are left alone, and a cell whose run was killed is retried by
-Inspect, which reuses the samples that finished and, through the strategies' model cache, the
-calls a half-done sample had made. Each task carries its plan's variant name and judge in its
-metadata, which is what the leaderboard groups and checks by.
+Each cell (a model on a task variant) is an Inspect eval set in its own folder below the plan's
+log folder (:mod:`longform_evals.runs.cells`); a process claims a cell before running it
+(:mod:`longform_evals.runs.claims`), so started N times on one plan, local or in an object
+store, the processes share the cells and none is run twice. Running the same plan again finds
+the logs there: finished cells are left alone, and a cell whose run was killed is retried by
+Inspect, which takes the samples that finished from the log in the store (they are written
+there as they finish, ``log_buffer``) and, through the strategies' model cache, the calls a
+half-done sample had made on this machine. Each task carries its plan's variant name and judge
+in its metadata, which is what the leaderboard groups and checks by.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
-from pathlib import Path
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
-from inspect_ai import Task, eval_set, task_with
+from inspect_ai import eval_set, task_with
 from inspect_ai.dataset import MemoryDataset
-from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
+from inspect_ai.log import EvalLog
 from inspect_ai.model import Model, get_model
 from inspect_ai.solver import chain
 
-from longform_evals.log_keys import PLAN_METADATA
-from longform_evals.runs.budget import LEDGER, budget_gate, usage_cost
+from longform_evals.log_keys import BUDGET_ERROR, PLAN_METADATA
+from longform_evals.log_store import is_below
+from longform_evals.models import spend_gate
+from longform_evals.runs import budget
+from longform_evals.runs.budget import GrantBook, Ledger, budget_gate
 from longform_evals.runs.catalogue import TASKS
+from longform_evals.runs.cells import BuiltVariant, Cell, cell_logs, plan_cells, plan_logs
+from longform_evals.runs.claims import DEFAULT_TIMEOUT, Claim, Claims, Heartbeat
 from longform_evals.runs.estimate import Cost, variant_cost
 from longform_evals.runs.plan_file import Plan, Variant
 
-
-@dataclass(frozen=True)
-class BuiltVariant:
-    """A plan's task variant as an Inspect task, with the samples it will run."""
-
-    variant: Variant
-    task: Task
-    samples: int
+__all__ = [
+    "BuiltVariant",
+    "PlanRun",
+    "build_plan",
+    "build_variant",
+    "estimate_lines",
+    "open_models",
+    "refused_samples",
+    "run_plan",
+    "unfinished_cells",
+    "variant_args",
+]
 
 
 def variant_args(plan: Plan, variant: Variant) -> dict[str, Any]:
@@ -142,55 +156,170 @@ def estimate_lines(plan: Plan, built: list[BuiltVariant]) -> list[str]:
     return lines
 
 
-def spent_in(log_dir: Path, prices: Mapping[str, Any]) -> tuple[int, float]:
-    """Tokens and money already spent by the logs in ``log_dir`` (for the budget)."""
-    tokens, money = 0, 0.0
-    if not log_dir.exists():
-        return tokens, money
-    for info in list_eval_logs(str(log_dir)):
-        log = read_eval_log(info, header_only=True)
-        for model, usage in (log.stats.model_usage or {}).items():
-            tokens += usage.input_tokens + usage.output_tokens
-            money += usage_cost(model, usage, prices) or 0.0
-    return tokens, money
+@dataclass
+class PlanRun:
+    """What one ``longform run`` process did, and the state of the whole plan after it."""
+
+    ran: dict[str, str] = field(default_factory=dict)
+    """Cells this process ran (label -> outcome: success, error, cancelled)."""
+    status: dict[str, str] = field(default_factory=dict)
+    """Every cell of the plan (label -> success, started, error, not started), from the store."""
+    logs: list[EvalLog] = field(default_factory=list)
+    """The headers of the plan's logs in the store."""
+    refused: int = 0
+    """Calls and samples this process's budget refused."""
+
+    @property
+    def complete(self) -> bool:
+        return bool(self.status) and all(s == "success" for s in self.status.values())
+
+
+def _ledger(plan: Plan) -> Ledger:
+    """The process's ledger of the plan's budget, its grants kept in the plan's store."""
+    ledger = Ledger(plan.budget_tokens, plan.budget_money, plan.prices)
+    if ledger.active:
+        ledger.book = GrantBook(plan.log_dir, ledger.limit())
+    return ledger
+
+
+def _eval_options(plan: Plan, ledger: Ledger, eval_options: dict[str, Any]) -> dict[str, Any]:
+    options: dict[str, Any] = {
+        "epochs": plan.epochs,
+        "metadata": {PLAN_METADATA: plan.name},
+        # finished samples reach the store as they finish, so a resume anywhere reuses them
+        "log_buffer": plan.log_buffer,
+        **eval_options,
+    }
+    for key in ("max_connections", "max_samples"):
+        value = getattr(plan, key)
+        if value is not None:
+            options[key] = value
+    if ledger.active:
+        # A sample refused by the budget errors; its cell runs on (refusing the rest) and
+        # ends as an error log, which the next `longform run` retries, reusing what finished.
+        options.setdefault("fail_on_error", True)
+        options.setdefault("continue_on_fail", True)
+        options.setdefault("retry_attempts", 0)
+    return options
+
+
+def _logged_success(cell: Cell) -> bool:
+    """Whether the cell's folder holds a finished log (from a run before claims were kept)."""
+    return any(log.status == "success" for log in cell_logs(cell))
+
+
+@dataclass
+class _Worker:
+    """One process's share of a plan: which cells are finished, tried, or held elsewhere."""
+
+    cells: list[Cell]
+    claims: Claims
+    finished: set[str] = field(default_factory=set)
+    tried: set[str] = field(default_factory=set)
+
+    def next_cell(self) -> tuple[Cell, Claim, str] | int:
+        """The next cell this process claimed (with its claim and why it was free), or how
+        many unfinished cells other processes hold (0: nothing is left for this process)."""
+        held = 0
+        for cell in self.cells:
+            if cell.key in self.finished or cell.key in self.tried:
+                continue
+            found = self.claims.current(cell.key)
+            current = found[1] if found is not None else None
+            if (current is not None and current.released == "success") or (
+                found is None and _logged_success(cell)
+            ):
+                self.finished.add(cell.key)
+                continue
+            claim, why = self.claims.try_claim(cell.key, found)
+            if claim is None:
+                held += 1
+                continue
+            self.tried.add(cell.key)
+            return cell, claim, why
+        return held
+
+
+def _run_cell(
+    cell: Cell, claim: Claim, claims: Claims, models: dict[str, Model], options: dict[str, Any]
+) -> str:
+    """Run one claimed cell as an eval set in its folder, heartbeat going; its outcome."""
+    outcome = "cancelled"
+    try:
+        with Heartbeat(claims, claim):
+            done, _ = eval_set(
+                tasks=[cell.built.task],
+                model=[models[cell.model.name]],
+                log_dir=cell.folder,
+                **options,
+            )
+        outcome = "success" if done else "error"
+    finally:
+        claims.release(claim, outcome)
+    return outcome
 
 
 def run_plan(
     plan: Plan,
     built: list[BuiltVariant],
     opened: tuple[list[Model], dict[str, str | Model]] | None = None,
+    *,
+    claim_timeout: float = DEFAULT_TIMEOUT,
+    wait: bool = True,
+    poll: float | None = None,
+    say: Callable[[str], None] = lambda line: None,
     **eval_options: Any,
-) -> tuple[bool, list[EvalLog]]:
-    """Run the plan's grid as one eval set (with `opened`: the models `open_models` built);
-    True when every cell finished."""
+) -> PlanRun:
+    """Run the cells of the plan this process can claim, one at a time, until every cell is
+    finished or was tried here once (with `opened`: the models `open_models` built).
+
+    With ``wait``, a process that finds the remaining cells held by others waits for them
+    (polling every ``poll`` seconds), taking over a cell whose claim goes stale after
+    ``claim_timeout`` seconds; without, it stops. ``say`` receives a line per step.
+    """
     models, roles = opened or open_models(plan)
-    LEDGER.max_tokens, LEDGER.max_money = plan.budget_tokens, plan.budget_money
-    LEDGER.prices = plan.prices
-    LEDGER.tokens, LEDGER.money = spent_in(plan.log_dir, plan.prices)
-    options: dict[str, Any] = {
-        "log_dir": str(plan.log_dir),
-        "model": models,
-        "model_roles": roles or None,
-        "epochs": plan.epochs,
-        "metadata": {PLAN_METADATA: plan.name},
-        **eval_options,
-    }
-    if plan.max_connections is not None:
-        options["max_connections"] = plan.max_connections
-    if plan.max_samples is not None:
-        options["max_samples"] = plan.max_samples
-    if plan.max_tasks is not None:
-        options["max_tasks"] = plan.max_tasks
-    if LEDGER.active:
-        # A sample refused by the budget errors; its cell runs on (refusing the rest) and
-        # ends as an error log, which the next `longform run` retries, reusing what finished.
-        options.setdefault("fail_on_error", True)
-        options.setdefault("continue_on_fail", True)
-        options.setdefault("retry_attempts", 0)
+    by_name = {m.name: model for m, model in zip(plan.models, models, strict=True)}
+    cells = plan_cells(plan, built)
+    claims = Claims(plan.log_dir, claim_timeout)
+    worker = _Worker(cells, claims)
+    ledger = _ledger(plan)
+    options = {**_eval_options(plan, ledger, eval_options), "model_roles": roles or None}
+    interval = poll if poll is not None else min(30.0, max(0.1, claim_timeout / 4))
+    run = PlanRun()
+    budget.LEDGER = ledger  # what the budget's usage hook and sample gate read
+    if ledger.active:
+        spend_gate.install(ledger)
     try:
-        return eval_set(tasks=[b.task for b in built], **options)
+        while True:
+            found = worker.next_cell()
+            if isinstance(found, int):
+                if found == 0:
+                    break
+                if not wait:
+                    say(f"{found} cell(s) held by other processes; not waiting")
+                    break
+                time.sleep(interval)
+                continue
+            cell, claim, why = found
+            say(f"running {cell.label} ({cell.key}; claim {claim.generation}: {why})")
+            ledger.new_event_loop()
+            run.ran[cell.label] = _run_cell(cell, claim, claims, by_name, options)
     finally:
-        LEDGER.max_tokens = LEDGER.max_money = None
+        spend_gate.install(None)
+        ledger.finish()
+        run.refused = ledger.refused
+        budget.LEDGER = Ledger()
+    run.logs = plan_logs(plan)
+    run.status = {c.label: _state(c, run.logs) for c in cells}
+    return run
+
+
+def _state(cell: Cell, logs: list[EvalLog]) -> str:
+    mine = [log for log in logs if is_below(log.location or "", cell.folder)]
+    if any(log.status == "success" for log in mine):
+        return "success"
+    newest = sorted(mine, key=lambda log: log.eval.created, reverse=True)
+    return newest[0].status if newest else "not started"
 
 
 def unfinished_cells(plan: Plan, built: list[BuiltVariant], logs: list[EvalLog]) -> list[str]:
@@ -214,14 +343,16 @@ def unfinished_cells(plan: Plan, built: list[BuiltVariant], logs: list[EvalLog])
     return lines
 
 
-def logs_in(log_dir: Path) -> list[EvalLog]:
-    """The headers of the readable logs in ``log_dir`` (none when it does not exist)."""
-    if not log_dir.is_dir():
-        return []
-    found = []
-    for info in list_eval_logs(str(log_dir)):
-        try:
-            found.append(read_eval_log(info, header_only=True))
-        except Exception:  # an unreadable log finished nothing
+def refused_samples(logs: list[EvalLog]) -> int:
+    """Samples of ``logs`` that the budget refused (from their errors; reads whole logs)."""
+    from inspect_ai.log import read_eval_log
+
+    count = 0
+    for header in logs:
+        if header.status == "success" or not header.location:
             continue
-    return found
+        log = read_eval_log(header.location)
+        count += sum(
+            1 for s in log.samples or [] if s.error is not None and BUDGET_ERROR in s.error.message
+        )
+    return count

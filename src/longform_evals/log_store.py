@@ -1,0 +1,265 @@
+"""Where logs live: a local folder or a folder of an object store (``s3://``, ``gs://``,
+``az://``, ``file://``), the locations Inspect's log API takes.
+
+Every command that reads or writes a log folder names it as a string and goes through here or
+through Inspect's own functions (``list_eval_logs``, ``read_eval_log``), never through
+``Path()``, which turns ``s3://bucket/runs`` into a local folder named ``s3:``. Files beside
+the logs (the leaderboard's pages, a plan's claims and budget grants) are read and written with
+fsspec, the library Inspect's log API uses for the same locations, with the same credentials
+(for S3: the usual AWS variables, ``AWS_ENDPOINT_URL`` for a store other than AWS).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import posixpath
+import uuid
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+__all__ = [
+    "StoreError",
+    "check_readable",
+    "check_writable",
+    "create_exclusive",
+    "exists",
+    "is_below",
+    "is_url",
+    "join",
+    "list_names",
+    "local_form",
+    "read_text",
+    "relative_to",
+    "remove",
+    "resolve",
+    "write_bytes",
+    "write_text",
+]
+
+
+class StoreError(OSError):
+    """A log location that cannot be reached, read or written; the message names it."""
+
+
+def is_url(location: str) -> bool:
+    """Whether ``location`` names a remote store (``scheme://...``), not a local path.
+
+    ``file://`` URLs and Windows drive letters (``C:\\``) are local."""
+    scheme = urlparse(location).scheme
+    return len(scheme) > 1 and scheme != "file" and "://" in location
+
+
+def resolve(location: str, base: Path | None = None) -> str:
+    """``location`` made absolute: a store URL unchanged, a ``file://`` URL as its path, ``~``
+    expanded, a relative path taken from ``base`` (the working directory when None)."""
+    if is_url(location):
+        stripped = location.rstrip("/")
+        return stripped if not stripped.endswith(":") else location
+    if location.startswith("file://"):
+        location = urlparse(location).path
+    path = Path(location).expanduser()
+    if not path.is_absolute():
+        path = (base or Path.cwd()) / path
+    return str(path.resolve())
+
+
+def local_form(location: str) -> str:
+    """``location`` with a ``file://`` URL (as Inspect lists local logs) turned into its path;
+    other locations unchanged."""
+    if location.startswith("file://"):
+        return urlparse(location).path
+    return location
+
+
+def is_below(location: str, folder: str) -> bool:
+    """Whether ``location`` is ``folder`` or inside it (``file://`` URLs and paths alike)."""
+    inner, outer = local_form(location).rstrip("/"), local_form(folder).rstrip("/")
+    return inner == outer or inner.startswith(outer + "/")
+
+
+def join(location: str, *parts: str) -> str:
+    """``location`` with ``parts`` appended (``/`` in a store, the OS separator locally)."""
+    if is_url(location):
+        return posixpath.join(location.rstrip("/"), *parts)
+    return os.path.join(location, *parts)
+
+
+def relative_to(location: str, folder: str) -> str:
+    """The part of ``location`` below ``folder`` (with ``/``), or its last name when it is not
+    below it."""
+    inner, outer = local_form(location).rstrip("/"), local_form(folder).rstrip("/")
+    if is_url(inner) != is_url(outer):
+        return posixpath.basename(inner)
+    if not is_url(inner):
+        inner, outer = str(Path(inner).resolve()), str(Path(outer).resolve())
+        inner, outer = inner.replace(os.sep, "/"), outer.replace(os.sep, "/")
+    if inner.startswith(outer + "/"):
+        return inner[len(outer) + 1 :]
+    return posixpath.basename(inner)
+
+
+def _fs(location: str) -> tuple[Any, str]:
+    """The fsspec file system of ``location`` and the path within it."""
+    import fsspec
+
+    try:
+        found: tuple[Any, str] = fsspec.core.url_to_fs(location)
+        return found
+    except (ImportError, ValueError) as e:
+        # An unknown scheme, or one whose package is missing (s3fs, gcsfs, adlfs).
+        raise StoreError(f"cannot open {location}: {_gist(e)}") from e
+
+
+def _gist(e: BaseException) -> str:
+    """One line of an error, short enough for a message."""
+    text = " ".join(str(e).split()) or type(e).__name__
+    return f"{type(e).__name__}: {text[:240]}"
+
+
+def exists(location: str) -> bool:
+    """Whether a file or folder is at ``location``."""
+    fs, path = _fs(location)
+    try:
+        return bool(fs.exists(path))
+    except FileNotFoundError:
+        return False
+    except Exception as e:  # credentials, network, permissions: say which location
+        raise StoreError(f"cannot reach {location}: {_gist(e)}") from e
+
+
+def list_names(location: str) -> list[str]:
+    """The names directly inside the folder ``location`` (none when it does not exist)."""
+    fs, path = _fs(location)
+    try:
+        entries = fs.ls(path, detail=False, refresh=True) if is_url(location) else fs.ls(path)
+    except FileNotFoundError:
+        return []
+    except Exception as e:
+        raise StoreError(f"cannot list {location}: {_gist(e)}") from e
+    names = [posixpath.basename(str(e).rstrip("/")) for e in entries]
+    return sorted(n for n in names if n)
+
+
+def read_text(location: str) -> str | None:
+    """The text of the file at ``location``; None when there is none."""
+    fs, path = _fs(location)
+    try:
+        with fs.open(path, "rb") as f:
+            data: bytes = f.read()
+    except FileNotFoundError:
+        return None
+    except IsADirectoryError as e:
+        raise StoreError(f"{location} is a folder, not a file") from e
+    except Exception as e:
+        raise StoreError(f"cannot read {location}: {_gist(e)}") from e
+    return data.decode("utf-8")
+
+
+def write_text(location: str, text: str) -> None:
+    """Write ``text`` to ``location`` (:func:`write_bytes`)."""
+    write_bytes(location, text.encode("utf-8"))
+
+
+def write_bytes(location: str, data: bytes) -> None:
+    """Write ``data`` to ``location``, replacing what is there (parent folders made). A
+    reader never sees half a file: a store's object appears whole, a local file is written
+    beside and renamed."""
+    if not is_url(location):
+        target = Path(location)
+        temporary = target.with_name(f".{target.name}.{uuid.uuid4().hex}.tmp")
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            temporary.write_bytes(data)
+            os.replace(temporary, target)
+        except OSError as e:
+            with contextlib.suppress(OSError):
+                temporary.unlink(missing_ok=True)
+            raise StoreError(f"cannot write {location}: {_gist(e)}") from e
+        return
+    fs, path = _fs(location)
+    try:
+        fs.pipe_file(path, data)
+    except Exception as e:
+        raise StoreError(f"cannot write {location}: {_gist(e)}") from e
+
+
+def create_exclusive(location: str, text: str) -> bool:
+    """Write ``text`` to ``location`` only if nothing is there yet, atomically; True when this
+    call created it, False when the file existed.
+
+    Locally this is ``O_CREAT | O_EXCL``; in S3 a conditional write (``If-None-Match: *``),
+    which AWS and S3-compatible stores honour; other stores through fsspec's exclusive create
+    (``mode="create"``), atomic where the store supports it (GCS's generation match, Azure's
+    ``overwrite=False``).
+    """
+    data = text.encode("utf-8")
+    if not is_url(location):
+        Path(location).parent.mkdir(parents=True, exist_ok=True)
+        try:
+            fd = os.open(location, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+        except FileExistsError:
+            return False
+        except OSError as e:
+            raise StoreError(f"cannot write {location}: {_gist(e)}") from e
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        return True
+    fs, path = _fs(location)
+    try:
+        fs.pipe_file(path, data, mode="create")
+    except FileExistsError:
+        return False
+    except Exception as e:
+        raise StoreError(f"cannot write {location}: {_gist(e)}") from e
+    fs.invalidate_cache(posixpath.dirname(path))
+    return True
+
+
+def remove(location: str) -> None:
+    """Delete the file at ``location`` (nothing when it is gone already)."""
+    fs, path = _fs(location)
+    try:
+        fs.rm_file(path)
+    except FileNotFoundError:
+        return
+    except Exception as e:
+        raise StoreError(f"cannot delete {location}: {_gist(e)}") from e
+
+
+def check_writable(location: str) -> None:
+    """Make sure files can be written into the folder ``location`` (a store's bucket exists
+    and the credentials allow writing), by writing and deleting a small file there.
+
+    Raises:
+        StoreError: One line naming the location and what went wrong.
+    """
+    probe = join(location, f".longform-probe-{uuid.uuid4().hex}")
+    if not is_url(location) and Path(location).exists() and not Path(location).is_dir():
+        raise StoreError(f"{location} is a file, not a folder")
+    try:
+        write_text(probe, "probe")
+        remove(probe)
+    except StoreError as e:
+        raise StoreError(f"the log folder {location} cannot be written: {e}") from e
+
+
+def check_readable(location: str) -> None:
+    """Make sure the folder ``location`` exists and can be listed.
+
+    Raises:
+        StoreError: One line naming the location and what went wrong.
+    """
+    if not is_url(location):
+        if not Path(location).is_dir():
+            raise StoreError(f"no such log folder: {location}")
+        return
+    fs, inner = _fs(location)
+    bucket = inner.split("/", 1)[0]
+    try:
+        fs.ls(bucket, detail=False, refresh=True)
+    except FileNotFoundError as e:
+        raise StoreError(f"no such bucket or container: {bucket} (in {location})") from e
+    except Exception as e:
+        raise StoreError(f"cannot reach {location}: {_gist(e)}") from e

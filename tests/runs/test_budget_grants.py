@@ -1,0 +1,124 @@
+"""The plan budget's parts without a run: grants in a local store that several processes
+share, and a ledger's reservations under concurrent calls."""
+
+from __future__ import annotations
+
+import math
+import threading
+from pathlib import Path
+
+import anyio
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from inspect_ai.model import ModelUsage
+
+from longform_evals.log_store import join, write_text
+from longform_evals.models.spend_gate import BudgetExhausted, CallCost
+from longform_evals.runs.budget import BUDGET_FOLDER, GrantBook, Ledger, Spend
+from longform_evals.runs.claims import Owner
+
+LIMIT = Spend(10_000, math.inf)
+
+
+def _owner(i: int) -> Owner:
+    return Owner(f"{i:032d}", "host", "host/boot", 1000 + i)
+
+
+def test_grants_never_add_up_to_more_than_the_budget_across_processes(tmp_path: Path) -> None:
+    books = [GrantBook(str(tmp_path), LIMIT, _owner(i)) for i in range(6)]
+    taken: list[float] = []
+    barrier = threading.Barrier(len(books))
+
+    def take(book: GrantBook) -> None:
+        barrier.wait()
+        while (grant := book.take(Spend(700, 0))) is not None:
+            taken.append(grant.tokens)
+
+    threads = [threading.Thread(target=take, args=(b,)) for b in books]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sum(taken) <= LIMIT.tokens
+    assert LIMIT.tokens - sum(taken) < 700  # and all that could be granted was
+    number, committed = books[0].committed()
+    assert committed.tokens == sum(taken) and number == len(taken)
+
+
+def test_closing_gives_back_what_was_not_spent(tmp_path: Path) -> None:
+    book = GrantBook(str(tmp_path), LIMIT, _owner(0))
+    first, second = book.take(Spend(600, 0)), book.take(Spend(600, 0))
+    assert first is not None and second is not None
+    assert first.tokens == 600  # at least what was needed ...
+    assert book.committed()[1].tokens == first.tokens + second.tokens
+    book.close(Spend(700, 0))
+    assert book.committed()[1].tokens == 700  # ... and what was spent counts once closed
+    later = GrantBook(str(tmp_path), LIMIT, _owner(1))
+    assert later.take(Spend(9_300, 0)) is not None
+    assert later.take(Spend(1, 0)) is None
+
+
+def test_an_unreadable_grant_counts_as_the_whole_budget(tmp_path: Path) -> None:
+    write_text(join(str(tmp_path), *BUDGET_FOLDER.split("/"), "000000.grant"), "garbage")
+    book = GrantBook(str(tmp_path), LIMIT, _owner(0))
+    assert book.take(Spend(1, 0)) is None
+
+
+def _call(tokens: int) -> CallCost:
+    return CallCost("scripted/x", tokens - 100, 100)
+
+
+def test_reservations_refuse_what_does_not_fit_and_free_room_when_released() -> None:
+    ledger = Ledger(max_tokens=1_000)
+
+    async def scenario() -> None:
+        first = await ledger.reserve(_call(600))
+        with pytest.raises(BudgetExhausted, match="needs up to 600 tokens"):
+            ledger.release(first)
+            ledger.add("scripted/x", ModelUsage(input_tokens=500, output_tokens=100))
+            await ledger.reserve(_call(600))  # 600 spent, 400 left
+        await ledger.reserve(_call(400))
+
+    anyio.run(scenario)
+    assert ledger.refused == 1 and ledger.spent.tokens == 600
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(st.integers(50, 900), min_size=1, max_size=30),
+    st.integers(1, 12),
+    st.floats(0.3, 1.0),
+)
+def test_concurrent_calls_never_spend_past_the_budget(
+    sizes: list[int], concurrency: int, used: float
+) -> None:
+    """Each call reserves its most and spends a share of it; however many run at once, the
+    spending stays within the budget, and a call is refused only when nothing in flight could
+    make room for it."""
+    budget = 2_000
+    ledger = Ledger(max_tokens=budget)
+    refused: list[int] = []
+
+    async def one(size: int, limiter: anyio.CapacityLimiter) -> None:
+        async with limiter:
+            try:
+                reservation = await ledger.reserve(_call(size))
+            except BudgetExhausted:
+                refused.append(size)
+                return
+            await anyio.sleep(0)
+            spent = int(size * used)
+            ledger.add("scripted/x", ModelUsage(input_tokens=spent, output_tokens=0))
+            ledger.release(reservation)
+
+    async def scenario() -> None:
+        limiter = anyio.CapacityLimiter(concurrency)
+        async with anyio.create_task_group() as group:
+            for size in sizes:
+                group.start_soon(one, size, limiter)
+
+    anyio.run(scenario)
+    assert ledger.spent.tokens <= budget
+    assert ledger.reserved.tokens == 0
+    assert all(ledger.spent.tokens + size > budget for size in refused)
