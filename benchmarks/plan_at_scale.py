@@ -36,7 +36,8 @@ import threading
 import time
 import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -121,10 +122,8 @@ class Relay:
             pass
         finally:
             for s in (source, sink):
-                try:
+                with suppress(OSError):
                     s.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
 
 
 def make_bucket(endpoint: str) -> str:
@@ -385,8 +384,92 @@ def baseline_tree(revision: str | None) -> Iterator[Path | None]:
         )
 
 
+@dataclass
+class Bench:
+    """What every part needs: the runners (now, and the baseline's when asked), the store."""
+
+    runner: Runner
+    old: Runner | None
+    endpoint: str
+    relay: Relay
+    work: Path
+    latency: float
+
+    def store(self, name: str) -> str:
+        return f"{make_bucket(self.endpoint)}/{name}"
+
+
+def part_grid(bench: Bench) -> None:
+    print("## 1. A 3 x 3 plan, one process against two sharing the store\n")
+    print("| code | processes | store | wall s | cells run per process | cells run twice | logs |")
+    print("|---|---|---|---|---|---|---|")
+    rows: list[tuple[str, int, str, dict[str, Any]]] = []
+    if bench.old is not None:
+        for n in (1, 2):
+            folder = str(bench.work / f"old-grid-{n}")
+            rows.append(
+                ("before", n, "local folder", grid(bench.old, folder, n, bench.latency, True))
+            )
+    local = grid(bench.runner, str(bench.work / "grid-local"), 1, bench.latency, False)
+    rows.append(("now", 1, "local folder", local))
+    for n in (1, 2):
+        rows.append(
+            ("now", n, "s3://", grid(bench.runner, bench.store("grid"), n, bench.latency, False))
+        )
+    for code, n, where, r in rows:
+        runs = ", ".join(map(str, r["per_process"]))
+        print(f"| {code} | {n} | {where} | {r['wall']:.1f} | {runs} | {r['twice']} | {r['logs']} |")
+    one = next(r for c, n, w, r in rows if c == "now" and n == 1 and w == "s3://")
+    two = next(r for c, n, w, r in rows if c == "now" and n == 2)
+    print(f"\ntwo processes take {two['wall'] / one['wall']:.2f}x the wall time of one\n")
+
+
+def part_resume(bench: Bench) -> None:
+    print("## 2. Kill after 3 finished samples, resume in another process (empty cache)\n")
+    print(
+        "| code | store | finished before the kill | repeated after the resume | in the final log |"
+    )
+    print("|---|---|---|---|---|")
+    runs = [("now", "s3://", bench.runner, bench.store("resume"))]
+    if bench.old is not None:
+        runs.insert(0, ("before", "local folder", bench.old, str(bench.work / "old-resume")))
+    for code, where, runner, store in runs:
+        k = kill_and_resume(runner, store, bench.latency)
+        print(
+            f"| {code} | {where} | {k['finished_before_kill']} | {k['repeated']} "
+            f"| {k['final_samples']} |"
+        )
+    print()
+
+
+def part_budget(bench: Bench, budget: int) -> None:
+    print(f"## 3. A budget of {budget:,} tokens over 6 QuALITY questions\n")
+    print("| code | max_samples | spent | over budget | largest call | scored | refused | exit |")
+    print("|---|---|---|---|---|---|---|---|")
+    for code, runner in (("before", bench.old), ("now", bench.runner)):
+        if runner is None:
+            continue
+        for m in (1, 5, 20):
+            where = str(bench.work / f"old-budget-{m}") if code == "before" else bench.store("b")
+            s = spend(runner, where, budget, m, bench.latency)
+            print(
+                f"| {code} | {m} | {s['spent']:,} | {max(0, s['spent'] - budget):,} "
+                f"| {s['largest_call']:,} | {s['scored']} | {s['refused']} | {s['code']} |"
+            )
+
+
+def part_upload(bench: Bench) -> None:
+    print("\n## 4. Bytes sent to the store for one cell of 6 samples\n")
+    print("| log_buffer | bytes sent | final log bytes | ratio | wall s |")
+    print("|---|---|---|---|---|")
+    for b in (1, 10, 100):
+        u = upload_cost(bench.runner, bench.store("buffer"), bench.relay, b, bench.latency)
+        ratio = u["sent"] / max(1, u["log_size"])
+        print(f"| {b} | {u['sent']:,} | {u['log_size']:,} | {ratio:.1f}x | {u['wall']:.1f} |")
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--latency", type=float, default=0.5, help="seconds per scripted call")
     parser.add_argument("--budget", type=int, default=2000, help="tokens of part 3's budget")
     parser.add_argument("--baseline", default=None, help="git revision to compare with")
@@ -401,76 +484,12 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="plan-at-scale-"))
     try:
         with baseline_tree(args.baseline) as old_tree:
-            runner = Runner(work, env)
             old = Runner(work, env, old_tree) if old_tree else None
-            print("## 1. A 3 x 3 plan, one process against two sharing the store\n")
-            print(
-                "| code | processes | store | wall s | cells run per process | cells run twice | logs |"
-            )
-            print("|---|---|---|---|---|---|---|")
-            rows = []
-            if old is not None:
-                for n in (1, 2):
-                    folder = str(work / f"old-grid-{n}")
-                    rows.append(
-                        ("before", n, "local folder", grid(old, folder, n, args.latency, True))
-                    )
-            for n in (1, 2):
-                rows.append(
-                    (
-                        "now",
-                        n,
-                        "s3://",
-                        grid(runner, f"{make_bucket(endpoint)}/grid", n, args.latency, False),
-                    )
-                )
-            for code, n, where, r in rows:
-                print(
-                    f"| {code} | {n} | {where} | {r['wall']:.1f} | {', '.join(map(str, r['per_process']))} "
-                    f"| {r['twice']} | {r['logs']} |"
-                )
-            one = next(r for c, n, w, r in rows if c == "now" and n == 1 and w == "s3://")
-            two = next(r for c, n, w, r in rows if c == "now" and n == 2)
-            print(f"\ntwo processes take {two['wall'] / one['wall']:.2f}x the wall time of one\n")
-
-            print("## 2. Kill after 3 finished samples, resume in another process (empty cache)\n")
-            k = kill_and_resume(runner, f"{make_bucket(endpoint)}/resume", args.latency)
-            print(
-                "| samples finished before the kill | repeated after the resume | samples in the final log | resume exit 0 |"
-            )
-            print("|---|---|---|---|")
-            print(
-                f"| {k['finished_before_kill']} | {k['repeated']} | {k['final_samples']} | {k['resumed_ok']} |\n"
-            )
-
-            print(f"## 3. A budget of {args.budget:,} tokens over 6 QuALITY questions\n")
-            print(
-                "| code | max_samples | tokens spent | over budget | largest call | samples scored | refused | exit |"
-            )
-            print("|---|---|---|---|---|---|---|---|")
-            for code, r_ in (("before", old), ("now", runner)):
-                if r_ is None:
-                    continue
-                for m in (1, 5, 20):
-                    store = (
-                        str(work / f"old-budget-{m}")
-                        if code == "before"
-                        else f"{make_bucket(endpoint)}/b"
-                    )
-                    s = spend(r_, store, args.budget, m, args.latency)
-                    print(
-                        f"| {code} | {m} | {s['spent']:,} | {max(0, s['spent'] - args.budget):,} "
-                        f"| {s['largest_call']:,} | {s['scored']} | {s['refused']} | {s['code']} |"
-                    )
-
-            print("\n## 4. Bytes sent to the store for one cell of 6 samples\n")
-            print("| log_buffer | bytes sent | final log bytes | ratio | wall s |")
-            print("|---|---|---|---|---|")
-            for b in (1, 10, 100):
-                u = upload_cost(runner, f"{make_bucket(endpoint)}/buffer", relay, b, args.latency)
-                print(
-                    f"| {b} | {u['sent']:,} | {u['log_size']:,} | {u['sent'] / max(1, u['log_size']):.1f}x | {u['wall']:.1f} |"
-                )
+            bench = Bench(Runner(work, env), old, endpoint, relay, work, args.latency)
+            part_grid(bench)
+            part_resume(bench)
+            part_budget(bench, args.budget)
+            part_upload(bench)
     finally:
         moto.terminate()
         moto.wait()

@@ -81,5 +81,3 @@ def plan_text(
     if budget is not None:
         plan["budget"] = {"tokens": budget}
     return json.dumps(plan)  # JSON is YAML
-
-

@@ -62,3 +62,30 @@ def test_with_the_display_silenced_the_error_keeps_its_traceback(
     original = ValueError("bad value")
     assert readable_error(original, "task 'x': bad value") is original
     assert not isinstance(original, PrerequisiteError)
+
+
+def test_model_calls_kept_keeps_every_request_record() -> None:
+    import asyncio
+
+    from inspect_ai.event import ModelEvent
+    from inspect_ai.log import transcript
+    from inspect_ai.model import get_model
+
+    import longform_evals.models.providers  # noqa: F401  (registers the scripted model)
+
+    async def calls(name: str, kept: bool) -> list[bool | None]:
+        model = get_model(f"scripted/{name}", default_response="ok", memoize=False)
+        for i in range(8):
+            if kept and i >= 4:
+                with inspect_private.model_calls_kept():
+                    await model.generate("hello")
+            else:
+                await model.generate("hello")
+        events = [e for e in transcript().events if isinstance(e, ModelEvent)]
+        kept_calls = [e.call is not None for e in events if e.model == f"scripted/{name}"]
+        return [*kept_calls, transcript()._log_model_api]  # the setting, restored
+
+    # Inspect keeps the request of the first 5 calls per model and transcript ...
+    assert asyncio.run(calls("kept_default", kept=False)) == [True] * 5 + [False] * 3 + [None]
+    # ... and, inside the context, every one.
+    assert asyncio.run(calls("kept_inside", kept=True)) == [True] * 8 + [None]

@@ -12,9 +12,16 @@ upgrade breaks a test rather than a user's run.
   scorer's metrics as Inspect does (without its package prefix).
 * ``init_model_roles``: `longform check --live` binds the judge as the grader role outside an
   eval, as Inspect does inside one.
+* A transcript's ``_log_model_api``: Inspect keeps the request record (``ModelEvent.call``) of
+  only the first 5 calls per model and sample unless told otherwise; the check that a judge's
+  settings reached its provider reads one, so :func:`model_calls_kept` keeps them a while.
 """
 
 from __future__ import annotations
+
+import contextlib
+import weakref
+from collections.abc import Iterator
 
 from inspect_ai._util.error import PrerequisiteError
 from inspect_ai._util.registry import (
@@ -24,12 +31,14 @@ from inspect_ai._util.registry import (
     registry_info,
     registry_unqualified_name,
 )
+from inspect_ai.log import Transcript, transcript
 from inspect_ai.model._model import init_model_roles
 
 __all__ = [
     "PrerequisiteError",
     "RegistryInfo",
     "init_model_roles",
+    "model_calls_kept",
     "readable_error",
     "registry_add",
     "registry_has",
@@ -74,3 +83,25 @@ def _display_silenced() -> bool:
         return display_type() == "none"
     except Exception:  # no display configured yet: Inspect's default prints
         return False
+
+
+_KEEPING: weakref.WeakKeyDictionary[Transcript, list[bool | None]] = weakref.WeakKeyDictionary()
+"""Per transcript, its own setting, once for every open :func:`model_calls_kept`."""
+
+
+@contextlib.contextmanager
+def model_calls_kept() -> Iterator[None]:
+    """While open, the current transcript keeps the request record of every model call that
+    completes, not only the first 5 per model (concurrent uses nest). A transcript told to
+    keep none (``log_model_api=False``) is left so."""
+    current = transcript()
+    held = _KEEPING.setdefault(current, [])
+    held.append(current._log_model_api)
+    if current._log_model_api is None:
+        current._log_model_api = True
+    try:
+        yield
+    finally:
+        own = held.pop()
+        if not held:
+            current._log_model_api = own

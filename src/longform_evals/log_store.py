@@ -176,6 +176,9 @@ def write_bytes(location: str, data: bytes) -> None:
         except OSError as e:
             with contextlib.suppress(OSError):
                 temporary.unlink(missing_ok=True)
+            blocked = next((p for p in target.parents if p.is_file()), None)
+            if blocked is not None:
+                raise StoreError(f"cannot write {location}: {blocked} is a file") from e
             raise StoreError(f"cannot write {location}: {_gist(e)}") from e
         return
     fs, path = _fs(location)
@@ -229,20 +232,34 @@ def remove(location: str) -> None:
 
 
 def check_writable(location: str) -> None:
-    """Make sure files can be written into the folder ``location`` (a store's bucket exists
-    and the credentials allow writing), by writing and deleting a small file there.
+    """Make sure files can be written into the folder ``location``: a local folder (or its
+    nearest existing parent, nothing is created) must be a writable folder; in a store a small
+    file is written and deleted (the bucket exists, the credentials allow writing).
 
     Raises:
         StoreError: One line naming the location and what went wrong.
     """
+    if not is_url(location):
+        _check_local_folder(Path(location))
+        return
     probe = join(location, f".longform-probe-{uuid.uuid4().hex}")
-    if not is_url(location) and Path(location).exists() and not Path(location).is_dir():
-        raise StoreError(f"{location} is a file, not a folder")
     try:
         write_text(probe, "probe")
         remove(probe)
     except StoreError as e:
         raise StoreError(f"the log folder {location} cannot be written: {e}") from e
+
+
+def _check_local_folder(folder: Path) -> None:
+    """A local folder that exists and is writable, or can be made under one that is."""
+    existing = folder
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        name = "" if existing == folder else f" (in the way of {folder})"
+        raise StoreError(f"{existing} is a file, not a folder{name}")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise StoreError(f"the folder {existing} cannot be written (no permission)")
 
 
 def check_readable(location: str) -> None:
@@ -252,6 +269,8 @@ def check_readable(location: str) -> None:
         StoreError: One line naming the location and what went wrong.
     """
     if not is_url(location):
+        if Path(location).is_file():
+            raise StoreError(f"{location} is a file, not a log folder")
         if not Path(location).is_dir():
             raise StoreError(f"no such log folder: {location}")
         return

@@ -2,8 +2,10 @@
 serve` (llama.cpp's HTTP server on 127.0.0.1), with the smallest packaged model (slow).
 
 The answers of a 135M model say nothing about summaries; what is checked is the path: each
-task finishes, the judges ask for and read log-probabilities over HTTP (not a fallback to
-words), an uncalibrated judge is announced, and the `openai` provider's refusal names its fix.
+task finishes, the judges' settings reach the server (temperature, token cap, log-probabilities)
+and they read log-probabilities over HTTP (not a fallback to words), an uncalibrated judge is
+announced, and the `openai` provider, refusing log-probabilities or dropping the temperature,
+stops the run with one short error naming the fix.
 """
 
 from __future__ import annotations
@@ -82,6 +84,11 @@ def _model_events(log: EvalLog) -> list[Any]:
     return [e for s in log.samples for e in s.events if e.event == "model"]
 
 
+def _requests(log: EvalLog) -> list[dict[str, Any]]:
+    """The requests Inspect recorded for the log's model calls (what reached the server)."""
+    return [e.call.request for e in _model_events(log) if e.call is not None]
+
+
 def _warnings(log: EvalLog) -> list[str]:
     assert log.samples
     return [
@@ -110,7 +117,11 @@ def test_booookscore_judges_over_http(
     assert isinstance(score.value, dict) and score.value["judge_calls"] > 0
     metadata = score.metadata or {}
     assert metadata["mode"] == mode
+    # What reached the server: the judge's temperature and token cap, as the call path checks.
+    requests = _requests(log)
+    assert requests and all(r["temperature"] == 0.0 and r["max_tokens"] for r in requests)
     if mode == "probe":
+        assert all(r["logprobs"] is True for r in requests)
         # Read from log-probabilities over HTTP, never from the words: no fallback.
         assert metadata["answers_read_from"].get("logprobs", 0) > 0, metadata["answers_read_from"]
         assert "text" not in metadata["answers_read_from"]
@@ -160,31 +171,31 @@ def test_read_agent_and_raters_over_http(server: str, tmp_path: Path) -> None:
     assert isinstance(rated.value, dict) and "lr1" in rated.value
 
 
-def test_openai_provider_refusal_names_the_fix(
+def test_the_openai_provider_stops_a_judge_with_one_short_error_naming_the_fix(
     server: str, summaries: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("OPENAI_BASE_URL", server)
     monkeypatch.setenv("OPENAI_API_KEY", "local")
-    log = _run(
-        BOOOKSCORE,
-        tmp_path,
-        model=f"openai/{MODEL}",
-        score_only=True,
-        data=str(summaries),
-        judge_mode="probe",
-        judge_cache=False,
-    )
-    assert log.status == "error" and log.error is not None
-    assert "responses_api=false" in log.error.message, log.error.message
-    # ... and the fix works.
-    fixed = inspect_eval(
+    args = {"score_only": True, "data": str(summaries), "judge_mode": "probe"}
+    # The Responses API: the server refuses log-probabilities (HTTP 400).
+    refused = _run(BOOOKSCORE, tmp_path, model=f"openai/{MODEL}", judge_cache=False, **args)
+    assert refused.status == "error" and refused.error is not None
+    message = refused.error.message
+    assert "LogprobsRefusedError" in message and "openai-api/<service>/<model>" in message
+    assert "responses_api" not in message and len(message) < 600, message
+    # Chat completions, but the unknown name is taken for a reasoning model: no temperature.
+    [dropped] = inspect_eval(
         BOOOKSCORE,
         model=get_model(f"openai/{MODEL}", responses_api=False, memoize=False),
-        task_args={"score_only": True, "data": str(summaries), "judge_mode": "probe"},
-        log_dir=str(tmp_path / "fixed"),
+        task_args={**args, "judge_cache": False},
+        log_dir=str(tmp_path / "dropped"),
         display="none",
-    )[0]
-    assert fixed.status == "success", fixed.error
+    )
+    assert dropped.status == "error" and dropped.error is not None
+    message = dropped.error.message
+    assert "JudgeSettingsError" in message and "temperature=0.0 asked" in message
+    assert "openai-api/<service>/<model>" in message and len(message) < 600, message
+    assert len(_model_events(dropped)) < 186  # the probe judge's other calls were cancelled
 
 
 def _documented_serve_block() -> list[str]:

@@ -134,7 +134,7 @@ def test_the_page_in_chromium_opens_with_the_overview(card_folder: str, tmp_path
     logs = tmp_path / "logs"
     _make_logs(logs)
     board = build_leaderboard(logs)
-    page = next(p for p in write_all(board, tmp_path / "out", logs) if p.suffix == ".html")
+    page = Path(next(p for p in write_all(board, tmp_path / "out", logs) if p.endswith(".html")))
     text = page.read_text(encoding="utf-8")
     assert f'href="#judge-card-{card_folder}"' in text and f'id="judge-card-{card_folder}"' in text
     assert "gamma" in text and "not run" in text

@@ -18,6 +18,7 @@ from longform_evals.data.booksum import load_booksum
 from longform_evals.data.planted.support import PlantedCluster, load_planted_support
 from longform_evals.data.reading import load_reading
 from longform_evals.data.squality import load_squality
+from longform_evals.models.fan_out import fan_out
 
 _MODEL = "checks/none"
 """The model name a check's TaskState carries: no model is called, the answer is given."""
@@ -39,7 +40,7 @@ def score_judged(scorer: Scorer, items: Sequence[tuple[Sample, str]]) -> list[Sc
     concurrently, as Inspect scores the samples of an eval."""
 
     async def all_items() -> list[Score]:
-        return list(await asyncio.gather(*[_call(scorer, s, a) for s, a in items]))
+        return await fan_out(*[_call(scorer, s, a) for s, a in items])
 
     return with_judge(all_items)
 

@@ -10,7 +10,7 @@ import click
 import yaml
 
 from longform_evals.cli.group import main, parse_key_values
-from longform_evals.log_store import StoreError, exists, is_url
+from longform_evals.log_store import StoreError, check_writable, exists, is_url, resolve
 from longform_evals.vocabulary import JUDGE_KINDS
 
 DEFAULT_CARD_BUDGET = 20
@@ -87,6 +87,15 @@ def _judge_agreement_log(
     return log.location
 
 
+def _writable(*locations: str) -> None:
+    """Refuse, in one line, a log folder or card folder that cannot be written."""
+    for location in locations:
+        try:
+            check_writable(resolve(location))
+        except StoreError as e:
+            raise click.ClickException(str(e)) from e
+
+
 def _finished_log(from_log: str, given: tuple[object, ...]) -> str:
     """The log `--from-log` names, refused beside options that configure a new run."""
     extra = [o for o, v in zip(_RUN_OPTIONS, given, strict=True) if v not in (None, ())]
@@ -99,7 +108,7 @@ def _finished_log(from_log: str, given: tuple[object, ...]) -> str:
     except StoreError as e:
         raise click.ClickException(str(e)) from e
     if not found:
-        raise click.ClickException(f"no log file at {from_log}")
+        raise click.ClickException(f"no log file at {from_log}: it does not exist")
     return from_log
 
 
@@ -237,6 +246,7 @@ def judge_card_command(
     else:
         args = _run_args(role, kind, data, mode, budget, task_args)
         assert role is not None
+        _writable(log_dir or "logs", out)  # before the judge is asked anything
         location = _judge_agreement_log(role, model_args, args, log_dir or "logs")
     try:
         log = read_eval_log(location)

@@ -28,7 +28,7 @@ def plot_positions(logs: tuple[str, ...], out: str | None) -> None:
         except StoreError as e:
             raise click.ClickException(str(e)) from e
         if not found:
-            raise click.ClickException(f"no log file at {path}")
+            raise click.ClickException(f"no log file at {path}: it does not exist")
         try:
             log = read_eval_log(path)
         except Exception as e:  # a truncated, empty or foreign file: say which

@@ -78,6 +78,8 @@ def run_plan_command(
     except (ValueError, TypeError) as e:  # a provider refusing the plan's model arguments
         raise click.ClickException(f"{plan_file}: a model of the plan cannot start: {e}") from e
     workers = _start_workers(plan, plan_file, claim_timeout, wait)
+    if workers:
+        click.echo(f"longform run: started {len(workers)} worker process(es)", err=True)
     options: dict[str, Any] = {} if display is None else {"display": display}
     run = _run(plan, built, opened, workers, claim_timeout=claim_timeout, wait=wait, **options)
     _report(plan, built, run)

@@ -19,7 +19,6 @@ in the log, and each failure is also noted in the transcript.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
@@ -49,6 +48,7 @@ from longform_evals.judges.demonstrations import (
 from longform_evals.judges.injection import as_data
 from longform_evals.judges.steps import JUDGE
 from longform_evals.models.calls import generate
+from longform_evals.models.fan_out import fan_out
 from longform_evals.progress import BOARD, JUDGE_PHASE
 from longform_evals.prompts import load_prompt
 
@@ -133,17 +133,15 @@ async def judge_summary(
         if settings.layout == "numbered":
             summary = numbered_lines([as_data(s) for s in sentences])
         indices = range(len(sentences)) if only is None else only
-        verdicts = list(
-            await asyncio.gather(
-                *[_judge_one(model, summary, i, sentences[i], settings) for i in indices]
-            )
+        verdicts = await fan_out(
+            *[_judge_one(model, summary, i, sentences[i], settings) for i in indices]
         )
         return verdicts, sum(v.attempts for v in verdicts)
     if settings.mode == "batched":
         if settings.batch_size < 1:
             raise ValueError(f"judge batch size must be at least 1, got {settings.batch_size}")
         starts = range(0, len(sentences), settings.batch_size)
-        batches = await asyncio.gather(
+        batches = await fan_out(
             *[
                 _judge_batch(model, summary, sentences, start, settings.batch_size, settings)
                 for start in starts

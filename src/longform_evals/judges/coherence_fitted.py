@@ -22,7 +22,6 @@ probe asked about it gave a yes/no answer, as in probe mode.
 
 from __future__ import annotations
 
-import asyncio
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -41,6 +40,7 @@ from longform_evals.judges.coherence_probe import (
     probe_sentence,
     probe_signal,
 )
+from longform_evals.models.fan_out import fan_out
 
 KIND = "coherence_fitted"
 
@@ -167,7 +167,7 @@ async def fitted_summary(
     """
     settings = replace(settings, template=fitted.probe_template)
     asked = {p.name: ProbeThreshold(0.5, enabled=p.name in fitted.probes) for p in PROBES}
-    results = await asyncio.gather(
+    results = await fan_out(
         *[
             probe_sentence(model, sentences, i, settings, only_enabled=asked)
             for i in range(len(sentences))

@@ -29,7 +29,6 @@ Two prompt layouts, each with its own calibration file:
 
 from __future__ import annotations
 
-import asyncio
 import math
 from collections import Counter
 from dataclasses import dataclass
@@ -45,6 +44,7 @@ from longform_evals.judges.injection import as_data
 from longform_evals.judges.steps import JUDGE
 from longform_evals.judges.yes_no import p_yes_at_answers, p_yes_from_output, reading_source
 from longform_evals.models.calls import generate
+from longform_evals.models.fan_out import fan_out
 from longform_evals.progress import BOARD, JUDGE_PHASE
 from longform_evals.prompts import load_prompt
 
@@ -214,7 +214,7 @@ async def probe_sentence(
         for p in asked
     ]
     BOARD.plan(JUDGE_PHASE, len(prompts))
-    outputs = await asyncio.gather(
+    outputs = await fan_out(
         *[
             generate(model, prompt, config, step=JUDGE, cache=settings.cache, progress=JUDGE_PHASE)
             for prompt in prompts
@@ -343,7 +343,7 @@ async def probe_summary(
     """Probe-mode verdicts for every sentence of a summary, and the number of calls."""
     thresholds, source = thresholds_for(str(model), settings)
     read_from: list[Counter[str]] = [Counter() for _ in sentences]
-    results = await asyncio.gather(
+    results = await fan_out(
         *[
             probe_sentence(
                 model, sentences, i, settings, only_enabled=thresholds, sources=read_from[i]

@@ -13,7 +13,6 @@ neither yes nor no is a missing value (None), which reducers ignore and the scor
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass, field
 
 from inspect_ai.model import GenerateConfig, Model
@@ -24,6 +23,7 @@ from longform_evals.judges.steps import JUDGE
 from longform_evals.judges.support import JudgeOptions, JudgeSetup, SupportJudgement
 from longform_evals.judges.yes_no import read_yes_no
 from longform_evals.models.calls import generate
+from longform_evals.models.fan_out import fan_out
 from longform_evals.models.grader import grader_model
 from longform_evals.prompts import load_prompt
 
@@ -101,7 +101,7 @@ async def support_rows(
     if not sentences:
         raise ValueError("the summary has no sentences to judge")
     pairs = [(t, s) for t in texts for s in sentences]
-    flat = await asyncio.gather(*[judge_support(model, t, s, settings) for t, s in pairs])
+    flat = await fan_out(*[judge_support(model, t, s, settings) for t, s in pairs])
     n = len(sentences)
     return [list(flat[i * n : (i + 1) * n]) for i in range(len(texts))]
 

@@ -5,7 +5,6 @@ this too, so its verdicts are the ones the `faithfulness` scorer would give."""
 
 from __future__ import annotations
 
-import asyncio
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -36,6 +35,7 @@ from longform_evals.judges.support import (
 from longform_evals.judges.support_judges import check_judge, support_judge
 from longform_evals.judges.text_check import TextCheck, check_text
 from longform_evals.judges.unit_judge import JudgedUnits, support_verdict
+from longform_evals.models.fan_out import fan_out
 from longform_evals.models.grader import self_judged
 from longform_evals.text import (
     DocChunk,
@@ -96,7 +96,7 @@ async def _judge_retrieved(
     is :data:`NOT_ASKED`."""
     wanted = [[j for j, units in enumerate(chosen) if u in units] for u in range(len(texts))]
     asked = [u for u in range(len(texts)) if wanted[u]]
-    judged = await asyncio.gather(
+    judged = await fan_out(
         *[judge_with_parts(ask, [texts[u]], [statements[j] for j in wanted[u]]) for u in asked]
     )
     missing = SupportJudgement(None, NOT_ASKED, "")

@@ -27,7 +27,6 @@ Models are loaded once per (path, kind, device) and shared by all judges in the 
 
 from __future__ import annotations
 
-import asyncio
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -54,6 +53,7 @@ from longform_evals.judges.steps import JUDGE
 from longform_evals.judges.support import JudgeOptions, JudgeSetup, SupportJudgement
 from longform_evals.judges.yes_no import read_yes_no
 from longform_evals.models.calls import generate
+from longform_evals.models.fan_out import fan_out
 from longform_evals.models.grader import GRADER_ROLE, grader_model
 from longform_evals.text import TokenizerLike, get_tokenizer
 
@@ -356,7 +356,7 @@ class MiniCheckLLMJudge:
 
     async def support(self, document: str, claim: str) -> SupportJudgement:
         """Max over chunks of P(yes); a chunk without an answer is ignored."""
-        found = await asyncio.gather(*[self.chunk_support(c, claim) for c in self.chunks(document)])
+        found = await fan_out(*[self.chunk_support(c, claim) for c in self.chunks(document)])
         return _best(list(found))
 
 
@@ -409,7 +409,7 @@ async def minicheck_support_rows(
         raise ValueError("the summary has no sentences to judge")
     if isinstance(judge, MiniCheckLLMJudge):
         pairs = [(t, s) for t in texts for s in sentences]
-        flat = await asyncio.gather(*[judge.support(t, s) for t, s in pairs])
+        flat = await fan_out(*[judge.support(t, s) for t, s in pairs])
         n = len(sentences)
         return [list(flat[i * n : (i + 1) * n]) for i in range(len(texts))]
     matrix = await anyio.to_thread.run_sync(judge.support_matrix, texts, sentences)

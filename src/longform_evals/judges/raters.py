@@ -16,7 +16,6 @@ where the bounds settle them and are unreadable (NaN) where they do not. The `ll
 
 from __future__ import annotations
 
-import asyncio
 import math
 import re
 from dataclasses import dataclass
@@ -40,6 +39,7 @@ from longform_evals.judges.yes_no import (
     p_yes_from_logprobs,
 )
 from longform_evals.models.calls import generate
+from longform_evals.models.fan_out import fan_out
 from longform_evals.prompts import load_prompt
 
 __all__ = [
@@ -216,7 +216,7 @@ async def rate_answer(
     pairs = [(ref, rater) for ref in references for rater in RATERS]
     # Line breaks and doubled spaces in an answer say nothing about it; raters see one space.
     answer = " ".join(answer.split())
-    verdicts = await asyncio.gather(
+    verdicts = await fan_out(
         *[
             ask_rater(
                 model,

@@ -2,7 +2,8 @@
 
 Every judge of a scorer (the coherence judge and probes, the faithfulness judge, MiniCheck-7B,
 the LLM raters) tallies its calls' tokens under :data:`JUDGE`
-(:mod:`longform_evals.models.step_usage`).
+(:mod:`longform_evals.models.step_usage`), and is registered as a judgement, so the call path
+checks that its settings reach the provider.
 """
 
 from __future__ import annotations
@@ -17,4 +18,5 @@ JUDGE: Final = register_step_kind(
     "judge",
     "every judge call of a scorer (the coherence judge and probes, the faithfulness judge, "
     "MiniCheck-7B, the LLM raters; the local MiniCheck classifiers make no model call)",
+    judgement=True,
 )

@@ -2,8 +2,9 @@
 
 A provider that refuses them (OpenAI's Responses API in front of a llama.cpp server answers
 HTTP 400) would fail every call of a run, one sample at a time: the refusal becomes one
-:class:`LogprobsRefusedError` naming the fix. A provider that answers but drops them is
-announced once, since a judge's yes/no answers are then read from their words.
+:class:`LogprobsRefusedError` naming the fix (a :class:`JudgeCallError`, short as every
+judge's failure is). A provider that answers but drops them is announced once, since a judge's
+yes/no answers are then read from their words.
 """
 
 from __future__ import annotations
@@ -11,6 +12,12 @@ from __future__ import annotations
 from inspect_ai.model import Model, ModelOutput
 
 from longform_evals.models.announce import announce
+from longform_evals.models.judge_errors import (
+    SERVED_MODELS_DOC,
+    SERVER_FIX,
+    JudgeCallError,
+    error_gist,
+)
 
 __all__ = [
     "SERVED_MODELS_DOC",
@@ -21,10 +28,8 @@ __all__ = [
     "refusal_advice",
 ]
 
-SERVED_MODELS_DOC = "docs/running.md#served-and-api-models"
 
-
-class LogprobsRefusedError(RuntimeError):
+class LogprobsRefusedError(JudgeCallError):
     """The judge's provider refused a request for log-probabilities."""
 
 
@@ -36,27 +41,19 @@ def has_logprobs(output: ModelOutput) -> bool:
 
 def refusal_advice(model: str) -> str:
     """How to get log-probabilities from `model`'s provider."""
+    # Not `-M responses_api=false`: for a model name Inspect does not know, its chat
+    # completions drop the judge's temperature (docs/running.md).
     if model.startswith("openai/"):
         return (
             "Inspect's `openai` provider sends the Responses API, which OpenAI-compatible "
-            "servers (llama.cpp, vLLM, TGI) do not support with log-probabilities: add "
-            "`-M responses_api=false` (for a role: `--model-role "
-            "'grader={model: ..., model_args: {responses_api: false}}'`), or name the "
-            "server's model as `openai-api/<service>/<model>` with <SERVICE>_BASE_URL set"
+            "servers (llama.cpp, vLLM, TGI) do not support with log-probabilities: "
+            f"{SERVER_FIX}"
         )
     return (
-        "use a provider that returns log-probabilities for chat completions (for a server: "
-        "`openai-api/<service>/<model>`), or a judge mode that reads words (coherence: "
+        "use a provider that returns log-probabilities for chat completions (for a server, "
+        f"{SERVER_FIX}), or a judge mode that reads words (coherence: "
         "`-T judge_mode=sentence`)"
     )
-
-
-def _gist(exc: Exception) -> str:
-    """The line of a provider's error that says what was wrong (its text may hold the whole
-    request)."""
-    lines = [line.strip() for line in str(exc).splitlines() if "logprob" in line.lower()]
-    gist = lines[-1] if lines else str(exc).strip()
-    return f"{type(exc).__name__}: {gist[:300]}"
 
 
 def refusal(model: Model, exc: Exception) -> LogprobsRefusedError | None:
@@ -65,7 +62,8 @@ def refusal(model: Model, exc: Exception) -> LogprobsRefusedError | None:
     if "logprob" not in str(exc).lower():
         return None
     return LogprobsRefusedError(
-        f"the judge {model} refused a request for log-probabilities ({_gist(exc)}). "
+        f"the judge {model} refused a request for log-probabilities "
+        f"({error_gist(exc, about='logprob')}). "
         f"{refusal_advice(str(model))} ({SERVED_MODELS_DOC})."
     )
 

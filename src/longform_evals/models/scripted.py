@@ -74,6 +74,15 @@ Generation settings
 * Usage is set on every output: input tokens are the words of the whole conversation,
   output tokens the words of the (truncated) response.
 
+What a provider sent
+--------------------
+Each call's request record (``ModelEvent.call.request`` in the log) is
+``{"model", "messages", "config"}``, the config as ``GenerateConfig.model_dump(exclude_none=True)``.
+As a test facility, the model argument ``drop_settings`` (a setting's name, or several, e.g.
+``-M drop_settings=temperature``) removes those settings from the recorded config, as a
+provider that does not send them would; the answers do not change. The suite's check of a
+judge's request (:mod:`longform_evals.models.judge_requests`) is tested with it.
+
 Every call is recorded on the instance (:attr:`ScriptedModelAPI.calls`, reachable through
 ``get_model(...).api``); the most recently created instances are also kept at module level
 (:func:`recent_instances`, :func:`scripted_calls`), which is how a test reaches the model an
@@ -225,17 +234,21 @@ class ScriptedModelAPI(MessagesModelAPI):
                   :func:`inspect_ai.model.get_model` would take for itself.
                 * ``latency``: Seconds each call waits (asynchronously) before answering, to
                   stand in for a remote model when measuring concurrency (default 0).
+                * ``drop_settings``: Settings left out of each call's request record (a name
+                  or a sequence of names; a test facility, see the module docstring).
 
                 No others are accepted; any are reported as an error to catch typos.
         """
         rules = args.pop("rules", None)
         default_response = args.pop("default_response", None)
         latency = args.pop("latency", 0.0)
+        drop = args.pop("drop_settings", ())
         if args:
             raise ScriptedModelError(
                 f"scripted model: unknown model argument(s) {sorted(args)}; "
-                "accepted: 'rules', 'default_response', 'latency'"
+                "accepted: 'rules', 'default_response', 'latency', 'drop_settings'"
             )
+        self._dropped = frozenset([drop] if isinstance(drop, str) else map(str, drop))
         try:
             self._latency = float(latency)
         except (TypeError, ValueError):
@@ -338,7 +351,11 @@ class ScriptedModelAPI(MessagesModelAPI):
         request = {
             "model": self.model_name,
             "messages": [m.model_dump() for m in input],
-            "config": config.model_dump(exclude_none=True),
+            "config": {
+                k: v
+                for k, v in config.model_dump(exclude_none=True).items()
+                if k not in self._dropped
+            },
         }
         response = {"rule": rule_index, "call_index": index, "completion": text}
         return output, ModelCall.create(request, response)

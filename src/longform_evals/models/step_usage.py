@@ -42,6 +42,7 @@ __all__ = [
     "STEP_USAGE_KEY",
     "StepKind",
     "check_step_kind",
+    "is_judgement",
     "record_step_usage",
     "register_step_kind",
     "render_step_kinds",
@@ -54,34 +55,48 @@ StepKind: TypeAlias = str
 
 _KINDS: dict[str, str] = {}
 """Every registered kind and its description, in order of registration."""
+_JUDGEMENTS: set[str] = set()
+"""The registered kinds whose calls are a judge's (:func:`is_judgement`)."""
 _NAME = re.compile(r"[a-z][a-z0-9_]*")
 
 
-def register_step_kind(name: str, description: str) -> StepKind:
+def register_step_kind(name: str, description: str, *, judgement: bool = False) -> StepKind:
     """Register the step kind ``name`` (its calls are tallied under it) and return the name.
 
-    Registering a kind again with the same description does nothing, so a module may be
-    imported twice.
+    ``judgement`` marks the calls of a judge: the call path then checks that the judge's
+    settings reached its provider and keeps its errors short
+    (:mod:`~longform_evals.models.judge_requests`). Registering a kind again the same way does
+    nothing, so a module may be imported twice.
 
     Raises:
         ValueError: If ``name`` is not a lowercase identifier, the description is empty, or
-            ``name`` is registered with another description.
+            ``name`` is registered with another description or judgement flag.
     """
     if not _NAME.fullmatch(name):
         raise ValueError(f"step kind {name!r}: use lowercase letters, digits and underscores")
     if not description.strip():
         raise ValueError(f"step kind {name!r}: the description is empty")
+    new = name not in _KINDS
     known = _KINDS.setdefault(name, description)
     if known != description:
         raise ValueError(
             f"step kind {name!r} is already registered as {known!r}, not {description!r}"
         )
+    if new and judgement:
+        _JUDGEMENTS.add(name)
+    elif not new and judgement != (name in _JUDGEMENTS):
+        raise ValueError(f"step kind {name!r} is already registered with judgement={not judgement}")
     return name
 
 
 def step_kinds() -> dict[str, str]:
     """Every registered kind and its description, in order of registration."""
     return dict(_KINDS)
+
+
+def is_judgement(kind: StepKind) -> bool:
+    """Whether ``kind`` was registered as a judge's calls (``judgement=True``)."""
+    return kind in _JUDGEMENTS
 
 
 def check_step_kind(kind: StepKind) -> None:
