@@ -9,15 +9,15 @@ overlap) in child processes, each with its own Inspect cache, as separate machin
 
 1. a plan of 3 models x 3 task variants, by one process and then by two at once into one
    `s3://` store: wall time, cells run by each process, cells run twice;
-2. one cell of 6 QuALITY questions killed (SIGKILL) once 3 samples are in the store, resumed
-   by another process with an empty cache: samples repeated (a sample is repeated when the
-   final log holds it with another uuid than the killed run's);
+2. one cell of 42 QuALITY questions killed (SIGKILL) once 3 have finished, resumed by another
+   process with an empty cache: samples repeated (a finished sample is repeated unless the
+   final log holds it with the killed run's uuid);
 3. a token budget over that cell at max_samples 1, 5 and 20: tokens spent (Inspect's usage in
    the logs) against the budget and the largest single call;
 4. bytes sent to the store for that cell with `log_buffer` 1 (every sample written as it
    finishes, the plans' default) against 10 and 100.
 
-With `--baseline REV` the rows of 1 and 3 are also run with the package as it was at git
+With `--baseline REV` the rows of 1, 2 and 3 are also run with the package as it was at git
 revision REV (a worktree; local folders, since that code cannot write to a store), in the same
 run. Prints one markdown table per part.
 """
@@ -187,9 +187,11 @@ class Runner:
 
     def __init__(self, work: Path, env: dict[str, str], source: Path | None = None) -> None:
         self.work, self.env, self.source = work, env, source
+        self.cache = work
+        """The Inspect cache of the process started last."""
 
     def start(self, plan_file: Path, *extra: str) -> subprocess.Popen[str]:
-        cache = self.work / f"cache-{uuid.uuid4().hex[:8]}"
+        cache = self.cache = self.work / f"cache-{uuid.uuid4().hex[:8]}"
         env = {**self.env, "INSPECT_CACHE_DIR": str(cache), "INSPECT_DISPLAY": "none"}
         if self.source is not None:  # the package as it was at the baseline revision
             env["PYTHONPATH"] = str(self.source / "src")
@@ -220,18 +222,43 @@ def log_headers(location: str) -> list[Any]:
     return [read_eval_log(i, header_only=True) for i in infos]
 
 
-def ran_here(output: str) -> list[str]:
-    return [line.split(None, 3)[3] for line in output.splitlines() if line.startswith("ran here:")]
+def owners(store: str) -> list[int]:
+    """Cells each process ran (workers included), read from the claims in the store: the
+    owner of each cell's last claim, most first."""
+    from longform_evals.log_store import list_names
+    from longform_evals.runs.claims import Claims
+
+    claims = Claims(store)
+    counts: dict[int, int] = {}
+    for cell in list_names(claims.root):
+        found = claims.current(cell)
+        claim = found[1] if found is not None else None
+        if claim is not None:
+            counts[claim.owner.pid] = counts.get(claim.owner.pid, 0) + 1
+    return sorted(counts.values(), reverse=True)
 
 
-def grid(runner: Runner, store: str, processes: int, latency: float, old: bool) -> dict[str, Any]:
+def grid(
+    runner: Runner, store: str, processes: int, latency: float, old: bool, max_tasks: int = 1
+) -> dict[str, Any]:
     """Part 1: the 3 x 3 plan by ``processes`` processes at once."""
     readers = [("alpha", "B"), ("beta", "A"), ("gamma", "C")]
-    text = plan(store, readers, latency=latency, book=True, strategies=["full", "read_agent_p"])
+    # one sample at a time: a cell's time is its calls' latency, as with a real model, not
+    # the few seconds an eval set takes to start and write its log
+    text = plan(
+        store,
+        readers,
+        latency=latency,
+        book=True,
+        strategies=["full", "read_agent_p"],
+        max_samples=1,
+        max_tasks=max_tasks,
+    )
     plan_file = runner.write(f"grid-{uuid.uuid4().hex[:6]}.yaml", text)
     started = time.monotonic()
     children = [runner.start(plan_file) for _ in range(processes)]
-    outputs = [c.communicate()[0] for c in children]
+    for child in children:
+        child.communicate()
     wall = time.monotonic() - started
     headers = log_headers(store)
     cells: dict[tuple[str, str], int] = {}
@@ -239,7 +266,7 @@ def grid(runner: Runner, store: str, processes: int, latency: float, old: bool) 
         meta = (h.eval.metadata or {}).get("longform_plan") or {}
         key = (str(meta.get("variant")), h.eval.model)
         cells[key] = cells.get(key, 0) + 1
-    per_process = [len(ran_here(o)) for o in outputs] if not old else [len(cells)] * processes
+    per_process = owners(store) if not old else [len(cells)] * processes
     return {
         "wall": wall,
         "per_process": per_process,
@@ -267,30 +294,59 @@ def samples_in(store: str) -> dict[str, str]:
     return found
 
 
+def many_questions(folder: Path, copies: int = 7) -> Path:
+    """The QuALITY fixture's articles repeated under new ids: a cell of 42 questions, enough
+    that Inspect's default holds finished samples back (10 at a time) before writing them."""
+    lines = DATA.read_text(encoding="utf-8").splitlines()
+    out = folder / "quality_42.jsonl"
+    records = []
+    for copy in range(copies):
+        for line in lines:
+            record = json.loads(line)
+            record["article_id"] = f"{record['article_id']}-{copy}"
+            records.append(json.dumps(record))
+    out.write_text("\n".join(records) + "\n", encoding="utf-8")
+    return out
+
+
+def calls_made(cache: Path) -> int:
+    """Calls a process finished, as entries of its Inspect cache (a QuALITY sample is one)."""
+    return sum(1 for p in (cache / "generate").rglob("*") if p.is_file()) if cache.exists() else 0
+
+
 def kill_and_resume(runner: Runner, store: str, latency: float) -> dict[str, Any]:
-    """Part 2: one cell killed after 3 finished samples, resumed by another process."""
+    """Part 2: a cell of 42 questions killed once 3 have finished (3 calls in the killed
+    process's cache), resumed by another process with an empty cache. Repeated: those of the 3
+    or more finished samples that the final log does not hold from the killed run."""
     from inspect_ai.log import list_eval_logs, read_eval_log
 
     text = plan(
         store, [("alpha", "B")], latency=latency, book=False, strategies=["full"], max_samples=1
     )
-    plan_file = runner.write("resume.yaml", text)
+    data = many_questions(runner.work)
+    plan_file = runner.write(
+        "resume.yaml", text.replace(json.dumps(str(DATA)), json.dumps(str(data)))
+    )
     first = runner.start(plan_file)
+    cache = runner.cache
     deadline = time.monotonic() + 300
-    while len(samples_in(store)) < 3 and time.monotonic() < deadline and first.poll() is None:
-        time.sleep(0.1)
+    while calls_made(cache) < 3 and time.monotonic() < deadline and first.poll() is None:
+        time.sleep(0.05)
+    time.sleep(latency / 2)  # the third sample is scored and handed to the log
     os.killpg(first.pid, signal.SIGKILL)
     first.wait()
+    finished = calls_made(cache)
     before = samples_in(store)
     second = runner.start(plan_file)
     second.communicate()
     final = [read_eval_log(i) for i in list_eval_logs(store)]
     done = [log for log in final if log.status == "success"]
     samples = done[0].samples or [] if done else []
-    repeated = sum(1 for s in samples if str(s.id) in before and s.uuid != before[str(s.id)])
+    reused = sum(1 for s in samples if before.get(str(s.id)) == s.uuid)
     return {
-        "finished_before_kill": len(before),
-        "repeated": repeated,
+        "finished_before_kill": finished,
+        "in_store": len(before),
+        "repeated": max(0, finished - reused),
         "final_samples": len(samples),
         "resumed_ok": second.returncode == 0,
     }
@@ -416,28 +472,31 @@ def part_grid(bench: Bench) -> None:
         rows.append(
             ("now", n, "s3://", grid(bench.runner, bench.store("grid"), n, bench.latency, False))
         )
+    tasks = grid(bench.runner, bench.store("grid"), 1, bench.latency, False, max_tasks=3)
+    rows.append(("now", 1, "s3://, max_tasks 3", tasks))
+    one = next(r for c, n, w, r in rows if c == "now" and n == 1 and w == "s3://")
+    two = next(r for c, n, w, r in rows if c == "now" and n == 2)
     for code, n, where, r in rows:
         runs = ", ".join(map(str, r["per_process"]))
         print(f"| {code} | {n} | {where} | {r['wall']:.1f} | {runs} | {r['twice']} | {r['logs']} |")
-    one = next(r for c, n, w, r in rows if c == "now" and n == 1 and w == "s3://")
-    two = next(r for c, n, w, r in rows if c == "now" and n == 2)
     print(f"\ntwo processes take {two['wall'] / one['wall']:.2f}x the wall time of one\n")
 
 
 def part_resume(bench: Bench) -> None:
-    print("## 2. Kill after 3 finished samples, resume in another process (empty cache)\n")
+    print("## 2. A cell of 42 samples killed after 3, resumed in another process (empty cache)\n")
     print(
-        "| code | store | finished before the kill | repeated after the resume | in the final log |"
+        "| code | store | finished before the kill | in the store at the kill "
+        "| repeated after the resume | in the final log |"
     )
-    print("|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|")
     runs = [("now", "s3://", bench.runner, bench.store("resume"))]
     if bench.old is not None:
         runs.insert(0, ("before", "local folder", bench.old, str(bench.work / "old-resume")))
     for code, where, runner, store in runs:
         k = kill_and_resume(runner, store, bench.latency)
         print(
-            f"| {code} | {where} | {k['finished_before_kill']} | {k['repeated']} "
-            f"| {k['final_samples']} |"
+            f"| {code} | {where} | {k['finished_before_kill']} | {k['in_store']} "
+            f"| {k['repeated']} | {k['final_samples']} |"
         )
     print()
 

@@ -43,20 +43,22 @@ def test_plan_at_scale(tmp_path: Path) -> None:
         ["now", "1", "local folder"],
         ["now", "1", "s3://"],
         ["now", "2", "s3://"],
+        ["now", "1", "s3://, max_tasks 3"],
     ]
     assert all(row[5] == "0" and row[6] == "9" for row in grid)  # none twice, 9 logs
     shares = [int(n) for n in grid[2][4].split(", ")]
-    assert sum(shares) == 9 and all(shares), grid[2]
+    assert sum(shares) == 9 and len(shares) == 2, grid[2]  # both processes ran cells
     assert re.search(r"two processes take \d+\.\d\dx the wall time of one", out)
 
     [resume] = _rows(out, "## 2.")
     assert resume[:2] == ["now", "s3://"]
-    assert 3 <= int(resume[2]) < 6 and resume[3] == "0" and resume[4] == "6", resume
+    assert int(resume[2]) >= 3 and int(resume[3]) >= 3, resume  # in the store as they finished
+    assert resume[4] == "0" and resume[5] == "42", resume
 
     budget = _rows(out, "## 3.")
     assert [row[1] for row in budget] == ["1", "5", "20"]
     for row in budget:
-        assert row[3] == "0" and _number(row[2]) <= 2000, row  # nothing over the budget
+        assert _number(row[3]) < _number(row[4]), row  # past the budget by less than one call
         assert int(row[6]) > 0 and row[7] == "1", row  # refused samples counted, exit 1
 
     upload = {row[0]: row for row in _rows(out, "## 4.")}

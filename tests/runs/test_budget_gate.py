@@ -60,5 +60,5 @@ def test_a_spent_budget_refuses_the_sample_before_any_call(
     assert log.status == "error"
     assert log.samples and log.samples[0].error is not None
     message = log.samples[0].error.message
-    assert BUDGET_ERROR in message and "100 tokens spent or reserved of 100" in message
+    assert BUDGET_ERROR in message and "100 tokens spent of 100" in message
     assert _model_calls(log) == 0

@@ -5,15 +5,17 @@ of every cell, on every machine sharing the plan's log folder, so it is kept her
 
 - **Grants in the store.** The budget is handed out in grants, each a file
   ``<log_dir>/.longform/budget/<n>.grant`` created with an exclusive write. A process takes a
-  grant only after reading every earlier one and only if it fits in what they leave, and of two
+  grant only after reading every earlier one and only out of what they leave, and of two
   processes reaching for number ``n`` one wins (the other reads again), so the grants never add
   up to more than the budget. When a process stops it writes what it really spent of its grants
   (``<n>.used``); a grant without one (its process was killed) counts as spent whole.
 - **Reservations per call.** Inside a process, every model call reserves the most it may cost
-  (:mod:`longform_evals.models.spend_gate`) from the process's grants before it is made, taking
-  a new grant when they are used up, and is refused when the store has nothing left that would
-  cover it. The call's real cost, from Inspect's usage (calls answered from Inspect's cache cost
-  nothing), replaces the reservation when it returns.
+  (:mod:`longform_evals.models.spend_gate`) before it is made, and may start only while the
+  process's grants have room left after what its calls in flight reserved, taking a new grant
+  when they have none. The call's real cost, from Inspect's usage (calls answered from
+  Inspect's cache cost nothing), replaces the reservation when it returns. So only a call
+  admitted into the last room can pass the budget, by at most its own most: a plan spends at
+  most its budget and one call's maximum, at any concurrency, on any number of machines.
 
 A refused call raises :class:`BudgetExhausted`: its sample ends with that error and is counted
 as not run, its cell is partial, ``longform run`` exits 1, and a later run with a larger budget
@@ -73,10 +75,6 @@ class Spend:
     def __sub__(self, other: Spend) -> Spend:
         return Spend(self.tokens - other.tokens, self.money - other.money)
 
-    def within(self, limit: Spend) -> bool:
-        """Whether neither amount passes ``limit`` (a small tolerance for float sums)."""
-        return self.tokens <= limit.tokens + 1e-9 and self.money <= limit.money + 1e-12
-
 
 def usage_cost(model: str, usage: ModelUsage, prices: Mapping[str, Price]) -> float | None:
     """Money for ``usage`` of ``model`` at the plan's prices (None when it has none)."""
@@ -91,6 +89,13 @@ def usage_cost(model: str, usage: ModelUsage, prices: Mapping[str, Price]) -> fl
 
 def _price(model: str, prices: Mapping[str, Price]) -> Price | None:
     return prices.get(model) or prices.get(model.split("/", 1)[-1])
+
+
+def _positive(left: Spend, limit: Spend) -> bool:
+    """Whether something is left on every dimension the budget limits."""
+    return (left.tokens > 0 or math.isinf(limit.tokens)) and (
+        left.money > 0 or math.isinf(limit.money)
+    )
 
 
 def _number(text: str | None, key: str) -> float | None:
@@ -128,12 +133,12 @@ class GrantBook:
         return (grants[-1] + 1 if grants else 0), total
 
     def take(self, need: Spend) -> Spend | None:
-        """A new grant for this process, at least ``need`` (and a share of the budget when that
-        is more), within what is left; None when what is left cannot cover ``need``."""
+        """A new grant for this process: ``need`` (or a share of the budget when that is more),
+        or what is left when that is less; None when nothing is left."""
         while True:
             number, committed = self.committed()
             left = self.limit - committed
-            if not need.within(left):
+            if not _positive(left, self.limit):
                 return None
             share = Spend(
                 self.limit.tokens * GRANT_SHARE if math.isfinite(self.limit.tokens) else 0.0,
@@ -227,16 +232,20 @@ class Ledger:
             self.spent += Spend(float(tokens), money)
 
     def _fits(self, amount: Spend) -> bool:
+        """Reserve ``amount`` when this process's grants have room left: then at most this
+        call's reservation can go past them, and only the process holding the budget's last
+        grant can be past it, so a plan spends at most its budget and one call's most."""
         with self._lock:
-            if (self.spent + self.reserved + amount).within(self.granted):
+            if _positive(self.granted - self.spent - self.reserved, self.limit()):
                 self.reserved += amount
                 return True
             return False
 
     async def reserve(self, call: CallCost) -> object:
-        """Set ``call``'s most aside (SpendGate): from this process's grants, or a new grant
-        from the store; when neither has room but calls of this process are in flight, wait
-        for them to return (their reservations may free room); refuse when none are."""
+        """Set ``call``'s most aside (SpendGate) while this process's grants have room, taking
+        a new grant from the store when they have none; when the store has nothing left but
+        calls of this process are in flight, wait for them to return (their reservations may
+        free room); refuse when none are."""
         amount = self.cost(call)
         if self._fits(amount):
             return _Reservation(amount)
@@ -265,9 +274,8 @@ class Ledger:
             self.refused += 1
             spent, limit = self.spent, self.limit()
         raise BudgetExhausted(
-            f"{BUDGET_ERROR}: a call of {call.model} needs up to {amount.tokens:,.0f} tokens "
-            f"and the plan's budget has less left ({self._describe(spent, limit)}); the call "
-            "was not made"
+            f"{BUDGET_ERROR}: no room left for a call of {call.model} (up to "
+            f"{amount.tokens:,.0f} tokens; {self._describe(spent, limit)}); the call was not made"
         )
 
     def new_event_loop(self) -> None:
@@ -278,8 +286,11 @@ class Ledger:
     async def _take(self, need: Spend) -> Spend | None:
         book = self.book
         if book is None:  # one process, no store: the whole budget is its own
-            left = self.limit() - self.granted
-            return need if need.within(left) else None
+            limit = self.limit()
+            left = limit - self.granted
+            if not _positive(left, limit):
+                return None
+            return Spend(*(0.0 if math.isinf(x) else x for x in (left.tokens, left.money)))
         return await anyio.to_thread.run_sync(book.take, need)
 
     def release(self, reservation: object) -> None:
@@ -291,23 +302,23 @@ class Ledger:
             released.set()
 
     def exhausted(self) -> str | None:
-        """Why no new sample may start (nothing left: not in this process's grants, nor in
-        the store), or None. Reads the store: call it from a worker thread."""
+        """Why no new sample may start (nothing left unspent: not in this process's grants,
+        nor in the store), or None. Reservations of calls in flight do not count: they are
+        given back, and a call waits for them. Reads the store: call it from a worker thread."""
         limit = self.limit()
         with self._lock:
-            used, granted = self.spent + self.reserved, self.granted
+            spent, granted = self.spent, self.granted
         committed = granted if self.book is None else self.book.committed()[1]
-        left = (limit - committed) + (granted - used)
-        if left.tokens > 0 and left.money > 0:
+        if _positive((limit - committed) + (granted - spent), limit):
             return None
-        return self._describe(used, limit)
+        return self._describe(spent, limit)
 
     def _describe(self, spent: Spend, limit: Spend) -> str:
         parts = []
         if self.max_tokens is not None:
-            parts.append(f"{spent.tokens:,.0f} tokens spent or reserved of {limit.tokens:,.0f}")
+            parts.append(f"{spent.tokens:,.0f} tokens spent of {limit.tokens:,.0f}")
         if self.max_money is not None:
-            parts.append(f"{spent.money:.4f} spent or reserved of {limit.money:.4f}")
+            parts.append(f"{spent.money:.4f} spent of {limit.money:.4f}")
         return ", ".join(parts)
 
     def finish(self) -> None:

@@ -37,6 +37,10 @@ from longform_evals.runs.claims import DEFAULT_TIMEOUT, Claim, Claims, Heartbeat
 from longform_evals.runs.estimate import Cost, variant_cost
 from longform_evals.runs.plan_file import Plan, Variant
 
+POLL_SECONDS = 3.0
+"""How often a process waiting for cells that others hold looks again: a listing and a small
+read per such cell, and the cell's end seen within seconds."""
+
 __all__ = [
     "BuiltVariant",
     "PlanRun",
@@ -284,7 +288,7 @@ def run_plan(
     worker = _Worker(cells, claims)
     ledger = _ledger(plan)
     options = {**_eval_options(plan, ledger, eval_options), "model_roles": roles or None}
-    interval = poll if poll is not None else min(30.0, max(0.1, claim_timeout / 4))
+    interval = poll if poll is not None else min(POLL_SECONDS, max(0.1, claim_timeout / 4))
     run = PlanRun()
     budget.LEDGER = ledger  # what the budget's usage hook and sample gate read
     if ledger.active:
