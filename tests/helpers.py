@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import ast
+import contextlib
 import csv
 import importlib.util
 import io
 import json
+import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -239,3 +242,19 @@ def use_judge_card(
     (folder / f"{name}.json").write_text(json.dumps(card), encoding="utf-8")
     monkeypatch.setattr(cards, "_cards_folder", lambda: folder)
     return name
+
+
+@contextlib.contextmanager
+def environment(values: dict[str, str]) -> Iterator[None]:
+    """``os.environ`` with ``values`` set inside the block, as it was after (for fixtures wider
+    than a test, where pytest's monkeypatch is not available)."""
+    saved = {key: os.environ.get(key) for key in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value

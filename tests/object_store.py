@@ -8,7 +8,6 @@ package's store code talk to it exactly as to AWS (through s3fs and botocore, po
 
 from __future__ import annotations
 
-import os
 import shutil
 import socket
 import subprocess
@@ -20,6 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from helpers import environment
 
 ENVIRONMENT = {
     "AWS_ACCESS_KEY_ID": "testing",
@@ -102,21 +103,15 @@ def s3_server() -> Iterator[S3Server]:
     """One S3 server for the test process, its variables set for the whole session (the
     filesystem objects fsspec and Inspect keep read them once)."""
     process, server = start_server()
-    saved = {k: os.environ.get(k) for k in server.env}
-    os.environ.update(server.env)
     try:
-        yield server
+        with environment(server.env):
+            yield server
     finally:
         process.terminate()
         try:
             process.wait(timeout=10)
         except subprocess.TimeoutExpired:
             process.kill()
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
 
 
 @pytest.fixture

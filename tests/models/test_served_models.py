@@ -26,7 +26,7 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog, read_eval_log
 from inspect_ai.model import get_model
 
-from helpers import needs_smollm2
+from helpers import environment, needs_smollm2
 
 pytestmark = [pytest.mark.slow, needs_smollm2]
 
@@ -48,16 +48,11 @@ def server() -> Iterator[str]:
     """A server of the smallest packaged model on a free port; its base URL."""
     from longform_evals.models.serve import ServedModel, ServeSettings
 
-    with ServedModel(ServeSettings(MODEL, port=0, n_ctx=8192)) as served:
-        saved = {k: os.environ.get(k) for k in ("LONGFORM_BASE_URL", "LONGFORM_API_KEY")}
-        os.environ["LONGFORM_BASE_URL"] = served.base_url
-        os.environ["LONGFORM_API_KEY"] = "local"
+    with (
+        ServedModel(ServeSettings(MODEL, port=0, n_ctx=8192)) as served,
+        environment({"LONGFORM_BASE_URL": served.base_url, "LONGFORM_API_KEY": "local"}),
+    ):
         yield served.base_url
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
 
 
 @pytest.fixture

@@ -62,6 +62,15 @@ def largest_call(logs: list[Any]) -> int:
     )
 
 
+def one_cell_plan(folder: Path, store: str, **settings: Any) -> Path:
+    """A plan of one cell (the scripted reader `alpha` on QuALITY's fixture, `full`) into
+    ``store``, written into ``folder``."""
+    plan = folder / "plan.yaml"
+    text = plan_text(store, readers=(("alpha", "B"),), book=False, strategies=("full",), **settings)
+    plan.write_text(text, encoding="utf-8")
+    return plan
+
+
 def store_logs(location: str) -> list[Any]:
     return [read_eval_log(i, header_only=True) for i in list_eval_logs(location)]
 
@@ -192,11 +201,7 @@ def test_a_killed_cell_resumes_elsewhere_without_repeating_finished_samples(
     tmp_path: Path,
 ) -> None:
     store = f"{bucket}/runs/resume"
-    plan = tmp_path / "plan.yaml"
-    plan.write_text(
-        plan_text(store, readers=(("alpha", "B"),), book=False, strategies=("full",), latency=1.0),
-        encoding="utf-8",
-    )
+    plan = one_cell_plan(tmp_path, store, latency=1.0)
     first = start_run(plan, tmp_path / "cache-first")
     deadline = time.monotonic() + 120
     finished: dict[str, str] = {}
@@ -228,11 +233,7 @@ def test_a_dead_machines_cell_is_taken_over_after_the_timeout(
     tmp_path: Path,
 ) -> None:
     store = f"{bucket}/runs/takeover"
-    plan = tmp_path / "plan.yaml"
-    plan.write_text(
-        plan_text(store, readers=(("alpha", "B"),), book=False, strategies=("full",)),
-        encoding="utf-8",
-    )
+    plan = one_cell_plan(tmp_path, store)
     dry = run_cli("run", str(plan), "--dry-run")
     assert dry.exit_code == 0
     from longform_evals.runs.cells import plan_cells
@@ -264,20 +265,8 @@ def test_the_budget_holds_at_any_concurrency(
     max_samples: int,
 ) -> None:
     store = f"{bucket}/runs/budget-{max_samples}"
-    plan = tmp_path / "plan.yaml"
     budget = 2000
-    plan.write_text(
-        plan_text(
-            store,
-            readers=(("alpha", "B"),),
-            book=False,
-            strategies=("full",),
-            latency=0.3,
-            max_samples=max_samples,
-            budget=budget,
-        ),
-        encoding="utf-8",
-    )
+    plan = one_cell_plan(tmp_path, store, latency=0.3, max_samples=max_samples, budget=budget)
     result = run_cli("run", str(plan))
     assert result.exit_code == 1, result.output  # refused samples: the cell is partial
     assert "refused by the plan's budget" in result.output
@@ -342,7 +331,7 @@ def test_one_budget_holds_across_two_processes(
     tmp_path: Path,
 ) -> None:
     """Two processes, each running cells concurrently, draw on one budget kept in the store:
-    together they spend no more than it."""
+    together they spend no more than it and one call."""
     store = f"{bucket}/runs/shared-budget"
     plan = tmp_path / "plan.yaml"
     budget = 5000
@@ -362,7 +351,8 @@ def test_one_budget_holds_across_two_processes(
     runs = [start_run(plan, tmp_path / f"cache-{i}") for i in range(2)]
     outputs = [p.communicate(timeout=300)[0] for p in runs]
     assert [p.returncode for p in runs] == [1, 1], outputs  # refused samples: partial cells
-    assert all(_ran(out) for out in outputs), outputs  # both took part
+    # (which process spends how much is a race: under load one may start after the other has
+    # met the budget; the grants in the store bound them together either way)
     logs = [read_eval_log(i) for i in list_eval_logs(store)]
     spent = sum(
         u.input_tokens + u.output_tokens for log in logs for u in log.stats.model_usage.values()
