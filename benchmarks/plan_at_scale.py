@@ -182,6 +182,13 @@ def plan(
     )
 
 
+def one_reader(store: str, latency: float, **settings: Any) -> str:
+    """A plan of one cell: the scripted reader `alpha` on QuALITY with the whole article."""
+    return plan(
+        store, [("alpha", "B")], latency=latency, book=False, strategies=["full"], **settings
+    )
+
+
 class Runner:
     """Starts `longform run` processes, each as a machine of its own (its own cache)."""
 
@@ -320,9 +327,7 @@ def kill_and_resume(runner: Runner, store: str, latency: float) -> dict[str, Any
     or more finished samples that the final log does not hold from the killed run."""
     from inspect_ai.log import list_eval_logs, read_eval_log
 
-    text = plan(
-        store, [("alpha", "B")], latency=latency, book=False, strategies=["full"], max_samples=1
-    )
+    text = one_reader(store, latency, max_samples=1)
     data = many_questions(runner.work)
     plan_file = runner.write(
         "resume.yaml", text.replace(json.dumps(str(DATA)), json.dumps(str(data)))
@@ -359,15 +364,7 @@ def spend(
     from inspect_ai.event import ModelEvent
     from inspect_ai.log import list_eval_logs, read_eval_log
 
-    text = plan(
-        store,
-        [("alpha", "B")],
-        latency=latency,
-        book=False,
-        strategies=["full"],
-        max_samples=max_samples,
-        budget={"tokens": budget},
-    )
+    text = one_reader(store, latency, max_samples=max_samples, budget={"tokens": budget})
     child = runner.start(runner.write(f"budget-{max_samples}.yaml", text))
     child.communicate()
     logs = [read_eval_log(i) for i in list_eval_logs(store)]
@@ -396,15 +393,7 @@ def upload_cost(
     runner: Runner, store: str, relay: Relay, log_buffer: int, latency: float
 ) -> dict[str, Any]:
     """Part 4: bytes sent to the store for one cell of 6 samples."""
-    text = plan(
-        store,
-        [("alpha", "B")],
-        latency=latency,
-        book=False,
-        strategies=["full"],
-        log_buffer=log_buffer,
-        max_samples=1,
-    )
+    text = one_reader(store, latency, log_buffer=log_buffer, max_samples=1)
     plan_file = runner.write(f"buffer-{log_buffer}.yaml", text)
     start = relay.sent
     began = time.monotonic()

@@ -300,7 +300,7 @@ def test_a_stopped_run_names_its_unfinished_cells_and_fails(
     assert len(lines) == 2, lines
     assert sum(line.endswith(": cancelled") for line in lines) == 1
     assert sum(line.endswith(": not started") for line in lines) == 1
-    stopped = run_module.PlanRun(logs=read, status={"x": "success"})
+    stopped = run_module.PlanRun(logs=read)
     monkeypatch.setattr(run_module, "run_plan", lambda *a, **k: stopped)
     result = CliRunner().invoke(main, ["run", str(plan_file)])
     assert result.exit_code == 1 and "Traceback" not in result.output

@@ -137,7 +137,7 @@ def _run(
     except KeyboardInterrupt:  # what finished is in the log store
         for worker in workers:
             worker.terminate()
-        run = PlanRun()
+        run = PlanRun(interrupted=True)
         click.echo("interrupted", err=True)
     except StoreError as e:
         raise click.ClickException(str(e)) from e
@@ -165,7 +165,7 @@ def _report(plan: Plan, built: list[BuiltVariant], run: PlanRun) -> None:
     refused = refused_samples(run.logs) if unfinished else 0
     if refused:
         click.echo(f"{refused} sample(s) refused by the plan's budget", err=True)
-    if unfinished or not run.status:  # no status: the run was interrupted
+    if unfinished or run.interrupted:
         for line in unfinished:
             click.echo(f"not finished: {line}", err=True)
         click.echo(

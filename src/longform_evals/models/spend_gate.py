@@ -30,7 +30,6 @@ __all__ = [
     "SpendGate",
     "call_cost",
     "install",
-    "installed",
     "reserved",
 ]
 
@@ -76,11 +75,6 @@ def install(gate: SpendGate | None) -> None:
     """Put ``gate`` in front of every call of this process (None: remove it)."""
     global _GATE
     _GATE = gate
-
-
-def installed() -> SpendGate | None:
-    """The gate calls pass through now, if any."""
-    return _GATE
 
 
 def _texts(input: str | list[ChatMessage]) -> list[str]:

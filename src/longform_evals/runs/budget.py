@@ -308,6 +308,8 @@ class Ledger:
         limit = self.limit()
         with self._lock:
             spent, granted = self.spent, self.granted
+        if _positive(granted - spent, limit):
+            return None  # this process's grants have room: no need to read the store
         committed = granted if self.book is None else self.book.committed()[1]
         if _positive((limit - committed) + (granted - spent), limit):
             return None

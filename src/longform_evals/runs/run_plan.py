@@ -27,7 +27,6 @@ from inspect_ai.model import Model, get_model
 from inspect_ai.solver import chain
 
 from longform_evals.log_keys import BUDGET_ERROR, PLAN_METADATA
-from longform_evals.log_store import is_below
 from longform_evals.models import spend_gate
 from longform_evals.runs import budget
 from longform_evals.runs.budget import GrantBook, Ledger, budget_gate
@@ -166,16 +165,10 @@ class PlanRun:
 
     ran: dict[str, str] = field(default_factory=dict)
     """Cells this process ran (label -> outcome: success, error, cancelled)."""
-    status: dict[str, str] = field(default_factory=dict)
-    """Every cell of the plan (label -> success, started, error, not started), from the store."""
     logs: list[EvalLog] = field(default_factory=list)
-    """The headers of the plan's logs in the store."""
-    refused: int = 0
-    """Calls and samples this process's budget refused."""
-
-    @property
-    def complete(self) -> bool:
-        return bool(self.status) and all(s == "success" for s in self.status.values())
+    """The headers of the plan's logs in the store (every cell's state is read from them)."""
+    interrupted: bool = False
+    """Stopped by Ctrl-C: what it did is in the store, the run is not complete."""
 
 
 def _ledger(plan: Plan) -> Ledger:
@@ -311,19 +304,9 @@ def run_plan(
     finally:
         spend_gate.install(None)
         ledger.finish()
-        run.refused = ledger.refused
         budget.LEDGER = Ledger()
     run.logs = plan_logs(plan)
-    run.status = {c.label: _state(c, run.logs) for c in cells}
     return run
-
-
-def _state(cell: Cell, logs: list[EvalLog]) -> str:
-    mine = [log for log in logs if is_below(log.location or "", cell.folder)]
-    if any(log.status == "success" for log in mine):
-        return "success"
-    newest = sorted(mine, key=lambda log: log.eval.created, reverse=True)
-    return newest[0].status if newest else "not started"
 
 
 def unfinished_cells(plan: Plan, built: list[BuiltVariant], logs: list[EvalLog]) -> list[str]:
