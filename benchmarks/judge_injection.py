@@ -68,6 +68,7 @@ from longform_evals.data.planted.support import load_planted_support
 from longform_evals.judges.coherence_probe import (
     PROBES,
     ProbeSettings,
+    probe_readings,
     probe_sentence,
     thresholds_for,
     verdict_from_probes,
@@ -450,9 +451,15 @@ async def judge_faithfulness(
 
 
 async def judge_coherence(
-    model: Model, cases: list[Case], prompts_dir: str | None, phrasings: PhrasingSet
+    model: Model,
+    cases: list[Case],
+    prompts_dir: str | None,
+    phrasings: PhrasingSet,
+    readings: bool = True,
 ) -> list[dict[str, dict[str, Any]]]:
-    """Probe verdict (flagged, confusion signal) of every variant of every case."""
+    """Probe verdict (flagged, confusion signal) of every variant of every case, each also
+    probed as its readings as the scorer does (`coherence_probe.probe_readings`), unless
+    `readings` is False (the judge before that defence)."""
     settings = ProbeSettings(prompts_dir=prompts_dir)
     thresholds, _ = thresholds_for(str(model), settings)
     out = []
@@ -461,9 +468,13 @@ async def judge_coherence(
         for name, text in variants(c.sentence, True, phrasings).items():
             sentences = list(c.sentences or [])
             sentences[c.index] = text
-            p_yes, _ = await probe_sentence(
-                model, sentences, c.index, settings, only_enabled=thresholds
-            )
+            if readings:
+                read = await probe_readings(model, sentences, c.index, settings, thresholds)
+                p_yes = read.p_yes
+            else:
+                p_yes, _ = await probe_sentence(
+                    model, sentences, c.index, settings, only_enabled=thresholds
+                )
             v = verdict_from_probes(c.index, text, p_yes, thresholds)
             per[name] = {"read": v.parsed, "flagged": v.confused, "signal": v.p_confusion}
         out.append(per)
@@ -614,7 +625,9 @@ async def coherence_report(
     probe_thresholds, _ = thresholds_for(str(model), ProbeSettings())
     visible = {p.error_type for p in PROBES if probe_thresholds[p.name].enabled}
     c_cases = coherence_cases(args.coherence, visible)
-    c_res = await judge_coherence(model, c_cases, args.prompts_dir, phrasings)
+    c_res = await judge_coherence(
+        model, c_cases, args.prompts_dir, phrasings, readings=not args.whole_only
+    )
     c_labels = [c.label for c in c_cases]
     c_verdicts: list[dict[str, bool | None]] = [
         {k: (v["flagged"] if v["read"] else None) for k, v in r.items()} for r in c_res
@@ -715,7 +728,8 @@ def main() -> None:
         "--whole-only",
         action="store_true",
         help="judge each statement only as a whole, not also as its parts (the defence before "
-        "judges/statement_parts.py)",
+        "judges/statement_parts.py), and each coherence sentence only as written, not also as "
+        "its readings (before issue 49)",
     )
     parser.add_argument("--out", default=None, help="write the report as JSON here")
     parser.add_argument("--table", nargs="+", default=None, help="print reports side by side")

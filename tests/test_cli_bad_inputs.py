@@ -43,6 +43,13 @@ CASES: list[tuple[str, str]] = [
     ("models prepare nosuch", "unknown gguf model 'nosuch'"),
     ("models verify {dir}", "unknown gguf model"),
     ("lm-eval --model longform-bogus --tasks longform_quality", "no model for this name"),
+    # outputs that cannot be written, refused before any work (issue 49)
+    ("check --junit {file}/x.xml", "afile.txt is a file, not a folder (in the way of"),
+    ("check --junit {loop}", "loop"),
+    ("judge-card --from-log {bad} --out {file}/cards", "afile.txt is a file, not a folder"),
+    ("leaderboard {dir} --out {file}/o", "cannot write the leaderboard to"),
+    ("plot-positions {bad} --out {file}/x.png", "cannot write the plot to"),
+    ("plot-positions {bad} --out {dir}", "is a folder; name a file to write"),
 ]
 
 
@@ -61,7 +68,9 @@ def paths(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     (root / "adir").mkdir()
     (root / "afile.txt").write_text("x", encoding="utf-8")
     (root / "bad.eval").write_bytes(b"garbage")
+    (root / "loop.xml").symlink_to(root / "loop.xml")
     return {
+        "loop": str(root / "loop.xml"),
         "dir": str(root / "adir"),
         "file": str(root / "afile.txt"),
         "bad": str(root / "bad.eval"),
@@ -94,3 +103,41 @@ def test_every_subcommand_is_in_the_table() -> None:
 def test_the_paths_are_what_they_say(paths: dict[str, str]) -> None:
     assert Path(paths["dir"]).is_dir() and Path(paths["file"]).is_file()
     assert not Path(paths["none"]).exists()
+
+
+OUTPUTS_IN_PROC = [
+    "check --junit /proc/longform-49.xml",
+    "judge-card --from-log {bad} --out /proc/longform-49",
+    "leaderboard {dir} --out /proc/longform-49",
+    "plot-positions {bad} --out /proc/longform-49.png",
+]
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="no /proc here")
+@pytest.mark.parametrize("command", OUTPUTS_IN_PROC)
+def test_an_output_in_a_folder_that_takes_no_files_is_refused_first(
+    command: str, paths: dict[str, str]
+) -> None:
+    """Root may write anywhere by its permissions, yet /proc takes no new files: the folder
+    is probed before the work, so the refusal is one line and the work is not done."""
+    result = CliRunner().invoke(main, command.format(**paths).split())
+    assert result.exit_code == 1 and "Traceback" not in result.output, result.output
+    assert "the folder /proc cannot be written" in result.output, result.output
+    assert "cannot read the log" not in result.output  # refused before the log was read
+
+
+def test_a_model_cache_that_is_a_file_is_refused(
+    paths: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from longform_evals.models import gguf_files
+
+    monkeypatch.setenv(gguf_files.CACHE_ENV, paths["file"])
+    with pytest.raises(gguf_files.ModelFileError, match=r"afile\.txt is a file, not a folder"):
+        gguf_files.check_cache_folder(gguf_files.cache_dir())
+    try:
+        gguf_files.part_paths(gguf_files.MODELS["qwen2.5-coder-0.5b"])
+    except gguf_files.ModelFileError:
+        return  # its packages are not installed: nothing to assemble
+    result = CliRunner().invoke(main, ["models", "prepare", "qwen2.5-coder-0.5b"])
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert "the model cache folder" in result.output and "LONGFORM_EVALS_CACHE" in result.output

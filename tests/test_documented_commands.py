@@ -312,6 +312,14 @@ def _refused_both(outcome: Outcome) -> None:
     assert len(rows) == 3 and all("refused:" in row for row in rows[1:]), outcome.output
 
 
+def _scored_then_refused(outcome: Outcome) -> None:
+    rows = [
+        line for line in outcome.output.splitlines() if line.startswith("| ") and "|---" not in line
+    ]
+    assert len(rows) == 3 and rows[1].endswith("| scored |"), outcome.output
+    assert rows[2].endswith("| refused |"), outcome.output
+
+
 SERVED = (
     "a server in the background and its environment in the next command: "
     "tests/models/test_served_models.py::test_documented_serve_commands runs these lines, read "
@@ -418,6 +426,17 @@ PLAN: dict[str, Run | NotRun] = {
         note="11 MB instead of 50: still over the 10,000,000-character limit, in a fifth of "
         "the time",
         check=_refused_both,
+    ),
+    "python benchmarks/work_bounds.py": Run(
+        swaps=(
+            (
+                "benchmarks/work_bounds.py",
+                "benchmarks/work_bounds.py --sentences 20 --judges sentence",
+            ),
+        ),
+        note="one judge and 20 sentences instead of every judge up to 2,000, then the run just "
+        "over the sentence limit",
+        check=_scored_then_refused,
     ),
     "python benchmarks/check_mutations.py": Run(
         swaps=(

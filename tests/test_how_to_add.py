@@ -97,7 +97,7 @@ def test_step_6_its_lm_eval_yaml_includes_the_template(card: TaskCard) -> None:
 
 # --- How to add a dataset ---
 
-HELPERS = {"__init__", "jsonl", "reading", "reading_samples", "sources"}
+HELPERS = {"__init__", "files", "ids", "jsonl", "reading", "reading_samples", "sources"}
 """Modules of data/ that read no benchmark of their own."""
 UNTESTED_APART = {"books": "the bundled books: tests/tasks/test_booookscore_task.py"}
 

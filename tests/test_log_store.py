@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from longform_evals.log_store import (
     StoreError,
     check_readable,
     check_writable,
+    check_writable_file,
     create_exclusive,
     is_below,
     is_url,
@@ -111,3 +113,76 @@ def test_unusable_locations_are_one_line_naming_them(tmp_path: Path) -> None:
         check_writable("nosuch://x")
     check_writable(str(tmp_path / "new"))  # a folder that does not exist yet can be made
     assert list_names(str(tmp_path / "new")) == []  # and the probe is gone
+
+
+def _layout(tmp_path: Path) -> dict[str, str]:
+    (tmp_path / "file").write_text("x", encoding="utf-8")
+    (tmp_path / "folder").mkdir()
+    (tmp_path / "broken").symlink_to(tmp_path / "nowhere")
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")
+    return {k: str(tmp_path / k) for k in ("file", "folder", "broken", "loop")}
+
+
+@pytest.mark.parametrize(
+    ("folder", "message"),
+    [
+        ("{file}", "is a file, not a folder"),
+        ("{file}/deeper/logs", "file is a file, not a folder (in the way of"),
+        ("{broken}/logs", "broken is a broken or looping symbolic link"),
+        ("{loop}/logs", "loop is a broken or looping symbolic link"),
+        ("{folder}/" + "n" * 256, "a name is over 255 bytes"),
+        ("/proc/longform-49", "the folder /proc cannot be written (to make /proc/longform-49)"),
+        ("/proc/self/longform-49/x", "cannot be written"),
+    ],
+)
+def test_a_folder_that_cannot_be_written_is_one_line_naming_it(
+    tmp_path: Path, folder: str, message: str
+) -> None:
+    """Permissions alone do not tell (root, /proc): the nearest folder is probed."""
+    if folder.startswith("/proc") and not Path("/proc/self").is_dir():
+        pytest.skip("no /proc here")
+    location = folder.format(**_layout(tmp_path))
+    with pytest.raises(StoreError) as error:
+        check_writable(location)
+    assert message in str(error.value) and "\n" not in str(error.value), str(error.value)
+    assert not [p for p in tmp_path.rglob(".longform-probe-*")]  # no probe left behind
+
+
+@pytest.mark.parametrize(
+    ("target", "message"),
+    [
+        ("{folder}", "folder is a folder; name a file to write"),
+        ("{file}/x.xml", "file is a file, not a folder (in the way of"),
+        ("{broken}", "broken is a broken or looping symbolic link"),
+        ("{loop}", "cannot use"),
+        ("/dev/null", "is not a regular file (a device or a pipe)"),
+        ("/proc/x.png", "the folder /proc cannot be written"),
+    ],
+)
+def test_a_file_that_cannot_be_written_is_one_line_naming_it(
+    tmp_path: Path, target: str, message: str
+) -> None:
+    if target == "/dev/null" and not Path(target).exists():
+        pytest.skip("no /dev/null here")
+    if target.startswith("/proc") and not Path("/proc/self").is_dir():
+        pytest.skip("no /proc here")
+    with pytest.raises(StoreError) as error:
+        check_writable_file(target.format(**_layout(tmp_path)))
+    assert message in str(error.value), str(error.value)
+
+
+def test_writable_places_pass_and_keep_nothing(tmp_path: Path) -> None:
+    paths = _layout(tmp_path)
+    check_writable_file(paths["file"])  # a regular file is replaced
+    check_writable_file(str(tmp_path / "new" / "deeper" / "x.xml"))
+    check_writable(str(tmp_path / "new" / "deeper"))
+    assert sorted(os.listdir(tmp_path)) == ["broken", "file", "folder", "loop"]
+
+
+def test_tilde_in_paths_and_file_urls(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert resolve("~/logs") == str((tmp_path / "logs").resolve())
+    assert resolve("file://~/logs") == str((tmp_path / "logs").resolve())
+    assert resolve("s3://bucket/~/logs") == "s3://bucket/~/logs"
+    with pytest.raises(StoreError, match="cannot resolve ~no-such-user-49/x"):
+        resolve("~no-such-user-49/x")

@@ -15,6 +15,10 @@ upgrade breaks a test rather than a user's run.
 * A transcript's ``_log_model_api``: Inspect keeps the request record (``ModelEvent.call``) of
   only the first 5 calls per model and sample unless told otherwise; the check that a judge's
   settings reached its provider reads one, so :func:`model_calls_kept` keeps them a while.
+* ``Model._set_role``: a judge named by the user (``model="..."``) is labelled with its role
+  (:func:`with_role`), as Inspect labels a model bound to a role, so that its calls are told
+  apart from the evaluated model's in the log (recovering a killed run takes a sample's output
+  from the last call of the role its first call had).
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import weakref
 from collections.abc import Iterator
+from copy import copy
 
 from inspect_ai._util.error import PrerequisiteError
 from inspect_ai._util.registry import (
@@ -32,6 +37,7 @@ from inspect_ai._util.registry import (
     registry_unqualified_name,
 )
 from inspect_ai.log import Transcript, transcript
+from inspect_ai.model import Model
 from inspect_ai.model._model import init_model_roles
 
 __all__ = [
@@ -44,6 +50,7 @@ __all__ = [
     "registry_has",
     "registry_info",
     "registry_unqualified_name",
+    "with_role",
 ]
 
 
@@ -105,3 +112,13 @@ def model_calls_kept() -> Iterator[None]:
         own = held.pop()
         if not held:
             current._log_model_api = own
+
+
+def with_role(model: Model, role: str) -> Model:
+    """A shallow copy of ``model`` whose calls the log records under ``role`` (as Inspect's own
+    ``get_model(role=..., default=model)`` makes one for an unbound role)."""
+    if model.role == role:
+        return model
+    labelled = copy(model)
+    labelled._set_role(role)
+    return labelled

@@ -12,8 +12,10 @@ fsspec, the library Inspect's log API uses for the same locations, with the same
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import posixpath
+import stat
 import uuid
 from pathlib import Path
 from typing import Any
@@ -23,6 +25,7 @@ __all__ = [
     "StoreError",
     "check_readable",
     "check_writable",
+    "check_writable_file",
     "create_exclusive",
     "exists",
     "is_below",
@@ -53,16 +56,25 @@ def is_url(location: str) -> bool:
 
 def resolve(location: str, base: Path | None = None) -> str:
     """``location`` made absolute: a store URL unchanged, a ``file://`` URL as its path, ``~``
-    expanded, a relative path taken from ``base`` (the working directory when None)."""
+    expanded, a relative path taken from ``base`` (the working directory when None).
+
+    Raises:
+        StoreError: For ``~name`` of an unknown user or a loop of symbolic links.
+    """
     if is_url(location):
         stripped = location.rstrip("/")
         return stripped if not stripped.endswith(":") else location
     if location.startswith("file://"):
-        location = urlparse(location).path
-    path = Path(location).expanduser()
-    if not path.is_absolute():
-        path = (base or Path.cwd()) / path
-    return str(path.resolve())
+        parsed = urlparse(location)
+        # file://~/x: the `~` lands in the host part
+        location = parsed.netloc + parsed.path if parsed.netloc.startswith("~") else parsed.path
+    try:
+        path = Path(location).expanduser()
+        if not path.is_absolute():
+            path = (base or Path.cwd()) / path
+        return str(path.resolve())
+    except RuntimeError as e:  # `~nobody` (no such user) or a symbolic link loop
+        raise StoreError(f"cannot resolve {location}: {e}") from e
 
 
 def local_form(location: str) -> str:
@@ -232,9 +244,9 @@ def remove(location: str) -> None:
 
 
 def check_writable(location: str) -> None:
-    """Make sure files can be written into the folder ``location``: a local folder (or its
-    nearest existing parent, nothing is created) must be a writable folder; in a store a small
-    file is written and deleted (the bucket exists, the credentials allow writing).
+    """Make sure files can be written into the folder ``location``: locally its nearest
+    existing folder must take a small file (made and deleted there; no folder is created); in a
+    store a small file is written and deleted (the bucket exists, the credentials allow it).
 
     Raises:
         StoreError: One line naming the location and what went wrong.
@@ -250,16 +262,85 @@ def check_writable(location: str) -> None:
         raise StoreError(f"the log folder {location} cannot be written: {e}") from e
 
 
+def check_writable_file(location: str) -> None:
+    """Make sure a file can be written at ``location`` (replacing a regular file there): not
+    a folder, a device, a pipe or a broken link, in a folder that can be written or made.
+
+    Raises:
+        StoreError: One line naming the location and what went wrong.
+    """
+    if is_url(location):
+        check_writable(posixpath.dirname(location.rstrip("/")))
+        return
+    path = Path(location)
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        mode = None
+    except (OSError, ValueError) as e:  # a loop, a name too long, a NUL, a file as a folder
+        raise _local_error(path, e) from e
+    if mode is not None and not stat.S_ISREG(mode):
+        kind = "a folder" if stat.S_ISDIR(mode) else "not a regular file (a device or a pipe)"
+        raise StoreError(f"{location} is {kind}; name a file to write")
+    if mode is None and os.path.lexists(path):
+        raise StoreError(f"{location} is a broken or looping symbolic link")
+    _check_local_folder(path.parent)
+
+
+def _local_error(path: Path, e: BaseException) -> StoreError:
+    blocked = next((p for p in path.parents if p.is_file()), None)
+    if blocked is not None:
+        return StoreError(f"{blocked} is a file, not a folder (in the way of {path})")
+    if getattr(e, "errno", None) == errno.ENAMETOOLONG:
+        return StoreError(f"cannot use {path}: a name is over {_NAME_MAX} bytes")
+    reason = getattr(e, "strerror", None) or _gist(e)
+    return StoreError(f"cannot use {path}: {reason}")
+
+
 def _check_local_folder(folder: Path) -> None:
-    """A local folder that exists and is writable, or can be made under one that is."""
-    existing = folder
-    while not existing.exists() and existing != existing.parent:
-        existing = existing.parent
-    if not existing.is_dir():
-        name = "" if existing == folder else f" (in the way of {folder})"
-        raise StoreError(f"{existing} is a file, not a folder{name}")
+    """A local folder that exists and is writable, or can be made under one that is: the
+    nearest existing folder is probed with a file made and deleted there (permissions alone
+    do not tell, for root or in ``/proc`` or on a read-only mount)."""
+    try:
+        existing = folder
+        missing: list[str] = []
+        while not existing.exists() and existing != existing.parent:
+            if os.path.lexists(existing):
+                raise StoreError(f"{existing} is a broken or looping symbolic link")
+            missing.append(existing.name)
+            existing = existing.parent
+        if not existing.is_dir():
+            name = "" if existing == folder else f" (in the way of {folder})"
+            raise StoreError(f"{existing} is a file, not a folder{name}")
+    except StoreError:
+        raise
+    except (OSError, ValueError) as e:
+        raise _local_error(folder, e) from e
+    too_long = [n for n in missing if len(os.fsencode(n)) > _NAME_MAX]
+    if too_long:
+        raise StoreError(f"cannot make {folder}: a name is over {_NAME_MAX} bytes")
     if not os.access(existing, os.W_OK | os.X_OK):
         raise StoreError(f"the folder {existing} cannot be written (no permission)")
+    _probe_folder(existing, folder)
+
+
+_NAME_MAX = 255
+"""The longest file name (in bytes) of the usual file systems."""
+
+
+def _probe_folder(existing: Path, folder: Path) -> None:
+    probe = existing / f".longform-probe-{uuid.uuid4().hex}"
+    try:
+        fd = os.open(probe, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+    except OSError as e:
+        made = "" if existing == folder else f" (to make {folder})"
+        reason = e.strerror or _gist(e)
+        if e.errno == errno.ENOENT:  # /proc and the like: a folder that takes no new files
+            reason = f"it takes no new files ({reason})"
+        raise StoreError(f"the folder {existing} cannot be written{made}: {reason}") from e
+    os.close(fd)
+    with contextlib.suppress(OSError):
+        os.unlink(probe)
 
 
 def check_readable(location: str) -> None:

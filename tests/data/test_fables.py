@@ -187,5 +187,5 @@ def test_books_from_a_folder_or_mapping(tmp_path: Path) -> None:
     (books / "Flawless.txt").write_text("  \n", encoding="utf-8")
     with pytest.raises(DataError, match=r"Flawless\.txt: book file is empty"):
         load_fables(path, books=books)
-    with pytest.raises(DataError, match="books folder does not exist"):
+    with pytest.raises(DataError, match=r"nowhere: not found.*expected a folder of the books"):
         load_fables(path, books=tmp_path / "nowhere")

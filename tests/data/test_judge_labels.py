@@ -241,7 +241,7 @@ def test_judge_sample_checks_its_shape() -> None:
 
 def test_label_set_refuses_duplicate_ids() -> None:
     twice = [Sample(id="a/1", input="d"), Sample(id="a/1", input="d")]
-    with pytest.raises(ValueError, match="'a/1' is not unique"):
+    with pytest.raises(ValueError, match="'a/1' already used at"):
         JudgeLabelSet("coherence", "booookscore", "f", twice, [], ["annotators"])
     with pytest.raises(ValueError, match="kind must be"):
         JudgeLabelSet("style", "x", "f", [], [Skipped("f", "r")], [])  # type: ignore[arg-type]

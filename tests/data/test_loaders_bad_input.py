@@ -276,7 +276,7 @@ def test_a_book_id_used_twice_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "books.jsonl"
     rows = [{"id": "a", "text": TEXT}, {"id": "a", "text": TEXT + " More."}]
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    with pytest.raises(DataError, match=r"books\.jsonl:2: id 'a' already used at line 1"):
+    with pytest.raises(DataError, match=r"books\.jsonl:2: id 'a' already used at .*books\.jsonl:1"):
         load_books(path)
 
 
@@ -449,7 +449,7 @@ def test_planted_support_fields_of_the_wrong_type(tmp_path: Path, field: str, va
 def test_planted_support_files_that_are_not_files(tmp_path: Path) -> None:
     with pytest.raises(DataError, match="is a folder"):
         load_planted_support(tmp_path)
-    with pytest.raises(DataError, match="planted-support file not found"):
+    with pytest.raises(DataError, match=r"absent\.jsonl: not found"):
         load_planted_support(tmp_path / "absent.jsonl")
     (tmp_path / "empty.jsonl").write_text("\n", "utf-8")
     with pytest.raises(DataError, match="holds no planted-support records"):

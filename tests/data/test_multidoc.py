@@ -76,7 +76,7 @@ def test_published_multinews_file_loads(shared_data: Path) -> None:
         ({"documents": DOCS, "ranking": [int("9" * 99)]}, "'ranking' holds 999"),
         ({"documents": DOCS, "reference": 3}, "'reference' must be a string"),
         ({"documents": DOCS, "id": [1]}, "'id' must be a non-empty string or an integer"),
-        ({"documents": DOCS, "id": "1"}, "duplicate id '1' (first at"),
+        ({"documents": DOCS, "id": "1"}, "id '1' already used at"),
     ],
 )
 def test_bad_records_name_file_and_line(

@@ -158,7 +158,7 @@ def test_file_level_errors(tmp_path: Path) -> None:
         load_narrativeqa(tmp_path / "absent.jsonl")
     empty = tmp_path / "empty.jsonl"
     empty.write_text("", encoding="utf-8")
-    with pytest.raises(DataError, match="holds no questions"):
+    with pytest.raises(DataError, match=r"empty\.jsonl: file is empty"):
         load_narrativeqa(empty)
 
 

@@ -213,7 +213,7 @@ def test_the_probe_prompt_fences_the_judged_text() -> None:
     marker written in the sentence broken (an aside to the judge stays text to check)."""
     fenced = (
         r"<earlier>He left\.</earlier>\nNew sentence: "
-        r"<sentence>She \u2039/sentence> stayed\.</sentence>"
+        r"<sentence>She \u27e6/sentence> stayed\.</sentence>"
     )
     judge = get_model(
         "scripted/probe",

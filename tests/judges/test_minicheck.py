@@ -139,13 +139,14 @@ class _FakeModel:
         self.calls.append(user)
         doc, claim = user.split("\nClaim: ")
         p = 0.9 if set(claim.lower().split()) <= set(doc.lower().split()) else 0.2
-        out = ModelOutput.from_content("fake", "Yes" if p > 0.5 else "No")
+        answer = "Yes" if p > 0.5 else "No"
+        out = ModelOutput.from_content("fake", answer)
         top = {"Yes": math.log(p), "No": math.log(1 - p)}
         out.choices[0].logprobs = Logprobs(
             content=[
                 Logprob(
-                    token="Yes",
-                    logprob=top["Yes"],
+                    token=answer,  # the token says what the text says (else unreadable)
+                    logprob=top[answer],
                     top_logprobs=[TopLogprob(token=t, logprob=lp) for t, lp in top.items()],
                 )
             ]

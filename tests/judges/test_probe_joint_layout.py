@@ -21,9 +21,10 @@ from longform_evals.judges.yes_no import p_yes_at_answers
 
 
 def _position(token: str, top: dict[str, float]) -> Logprob:
+    """One generated token and its alternatives, `top` as probabilities."""
     return Logprob(
         token=token,
-        logprob=top.get(token, -0.1),
+        logprob=math.log(top[token]),
         top_logprobs=[TopLogprob(token=t, logprob=math.log(p)) for t, p in top.items()],
     )
 

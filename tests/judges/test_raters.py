@@ -38,7 +38,7 @@ from longform_evals.judges.raters import (
         ("Partially", "partial"),
         ("Verdict: Yes", "yes"),
         ("Rating: no", "no"),
-        ("The two answers agree, so YES.", "yes"),
+        ("The two answers agree, so YES.", None),  # not in answer position: asked again
         ("Yes. There is no difference.", "yes"),
         ("I cannot tell.", None),
         ("Not really", None),
@@ -51,7 +51,7 @@ from longform_evals.judges.raters import (
         ("Yes, partially, but no.", None),
         ("No, the text never says that.", "no"),
         ("Yes. The document states it.", "yes"),
-        ("There is no difference, so YES.", "yes"),
+        ("There is no difference, so YES.", None),
     ],
 )
 def test_parse_verdict(text: str, expected: Verdict | None) -> None:

@@ -147,8 +147,9 @@ def test_minus_infinity_is_probability_zero() -> None:
         ("Yes. The document states it.", 1.0),
         ("Yes, there is no contradiction.", 1.0),
         ("No. No one in the text does that.", 0.0),
-        ("Notably, yes", 1.0),
-        ("The statement is backed, so yes.", 1.0),
+        # a verdict counts only in answer position: a late "yes" is never inferred
+        pytest.param("Notably, yes", None, marks=NOT_YES_NO),
+        pytest.param("The statement is backed, so yes.", None, marks=NOT_YES_NO),
         ("Yes, but no.", None),
         ("Yes or no", None),
         ("yes/no", None),
@@ -178,11 +179,12 @@ def _judge(response: str, top: dict[str, float] | None, logprobs: bool) -> tuple
 def test_faithfulness_judge_reads_whole_word_tokens() -> None:
     value, source = _judge("Yes", {"Yes": -0.2, "No": -1.2, "Notably": -3.0}, logprobs=True)
     assert source == "logprobs" and value == pytest.approx(1 / (1 + math.exp(-1.0)))
-    # A first token that is no yes/no word: no log-probability reading; the text decides.
+    # A first token that is no yes/no word: no log-probability reading, and a verdict word
+    # later in the text is not in answer position: the answer is missing, whatever follows.
     value, source = _judge("Notably, yes", {"Notably": -0.05, "Yes": -3.0}, logprobs=True)
-    assert (value, source) == (1.0, "text")
+    assert (value, source) == (None, "missing")
     value, source = _judge("Notably, yes", {"Notably": -0.05, "Nothing": -1.0}, logprobs=True)
-    assert (value, source) == (1.0, "text")
+    assert (value, source) == (None, "missing")
 
 
 @pytest.mark.fault("answer_not_yes_no", "counted")

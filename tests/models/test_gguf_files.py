@@ -60,8 +60,7 @@ def test_assembly_concatenates_in_order_and_verifies(tmp_path: Path) -> None:
     target = tmp_path / "cache" / "fake.gguf"
     out = gguf_files._assemble(spec, _fake_parts(tmp_path, chunks), target)
     assert out.read_bytes() == b"GGUF-middle-end"
-    stamp = json.loads((tmp_path / "cache" / "fake.gguf.verified.json").read_text())
-    assert stamp["sha256"] == digest
+    assert [p.name for p in target.parent.iterdir()] == ["fake.gguf"]
 
 
 def test_assembly_with_wrong_digest_leaves_no_file(tmp_path: Path) -> None:
@@ -73,12 +72,11 @@ def test_assembly_with_wrong_digest_leaves_no_file(tmp_path: Path) -> None:
     assert list(target.parent.iterdir()) == []
 
 
-def test_verify_detects_a_changed_file_despite_an_old_stamp(tmp_path: Path) -> None:
+def test_verify_detects_a_changed_file_after_a_good_check(tmp_path: Path) -> None:
     path = tmp_path / "m.gguf"
     path.write_bytes(b"GGUF original")
     digest = hashlib.sha256(b"GGUF original").hexdigest()
-    verify_file(path, digest)  # writes the stamp
-    verify_file(path, digest)  # trusted through the stamp
+    verify_file(path, digest)
     path.write_bytes(b"GGUF tampered!")
     with pytest.raises(ModelFileError, match="failed verification"):
         verify_file(path, digest)
@@ -181,64 +179,33 @@ def _count_full_hashes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return calls
 
 
-def test_fingerprint_catches_an_edit_with_restored_mtime(fake_models: dict[str, ModelSpec]) -> None:
+@pytest.mark.parametrize("where", [0, 1000, len(_CONTENT) // 2, len(_CONTENT) - 1])
+def test_every_load_refuses_an_edit_with_restored_size_and_mtime(
+    fake_models: dict[str, ModelSpec], where: int
+) -> None:
+    # Anywhere in the file: between the regions a sampled check would read, too.
     path = gguf_files.resolve_model_file("parts")
     assert path.read_bytes() == _CONTENT
-    _corrupt_keeping_mtime(path, len(_CONTENT) // 2)
+    _corrupt_keeping_mtime(path, where)
     with pytest.raises(gguf_files.ModelDigestError, match="failed verification") as caught:
         gguf_files.resolve_model_file("parts")
     assert f"delete {path} or run `longform models prepare parts`" in str(caught.value)
-
-
-def test_stamp_with_matching_fingerprint_skips_the_full_hash(
-    fake_models: dict[str, ModelSpec], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    path = gguf_files.resolve_model_file("parts")  # assembled and stamped
-    calls = _count_full_hashes(monkeypatch)
-    gguf_files.resolve_model_file("parts")
-    assert calls == []
-    # A stamp whose fingerprint does not match forces a full re-hash, which here passes
-    # and rewrites the stamp.
-    stamp_path = path.with_name(path.name + ".verified.json")
-    stamp = json.loads(stamp_path.read_text())
-    stamp_path.write_text(json.dumps({**stamp, "fingerprint": "0" * 64}))
-    gguf_files.resolve_model_file("parts")
-    assert calls == [1]
-    assert json.loads(stamp_path.read_text()) == stamp
-
-
-def test_old_stamp_without_fingerprint_counts_as_absent(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    path = tmp_path / "m.gguf"
-    path.write_bytes(b"GGUF original")
-    stat = path.stat()
-    digest = hashlib.sha256(b"GGUF original").hexdigest()
-    old = {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "sha256": digest}
-    path.with_name("m.gguf.verified.json").write_text(json.dumps(old))
-    calls = _count_full_hashes(monkeypatch)
-    verify_file(path, digest)
-    verify_file(path, digest)
-    assert calls == [1]  # re-hashed once, then trusted through the rewritten stamp
-    stamp = json.loads(path.with_name("m.gguf.verified.json").read_text())
-    assert stamp["version"] == 2 and len(stamp["fingerprint"]) == 64
-
-
-def test_verify_catches_what_the_fingerprint_misses_and_revokes_the_stamp(
-    fake_models: dict[str, ModelSpec], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(gguf_files, "_FP_EDGE", 64)
-    monkeypatch.setattr(gguf_files, "_FP_BLOCK", 64)
-    monkeypatch.setattr(gguf_files, "_FP_BLOCKS", 2)
-    path = gguf_files.resolve_model_file("parts")
-    _corrupt_keeping_mtime(path, 1000)  # outside every sampled region
-    gguf_files.resolve_model_file("parts")  # the known limit of the fingerprint
     result = CliRunner().invoke(cli.main, ["models", "verify", "parts"])
-    assert result.exit_code == 1
-    assert f"FAILED  parts  {path}" in result.output
-    assert path.is_file()  # verify only reports
-    with pytest.raises(gguf_files.ModelDigestError):
-        gguf_files.resolve_model_file("parts")  # the stamp no longer vouches for it
+    assert result.exit_code == 1 and f"FAILED  parts  {path}" in result.output
+
+
+def test_every_load_hashes_the_whole_file_whatever_lies_beside_it(
+    fake_models: dict[str, ModelSpec], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = gguf_files.resolve_model_file("parts")
+    # A stamp an older version wrote vouches for nothing now.
+    stat = path.stat()
+    old = {"version": 2, "size": stat.st_size, "mtime_ns": stat.st_mtime_ns}
+    path.with_name(path.name + ".verified.json").write_text(json.dumps(old))
+    calls = _count_full_hashes(monkeypatch)
+    gguf_files.resolve_model_file("parts")
+    gguf_files.resolve_model_file("parts")
+    assert calls == [1, 1]
 
 
 def test_models_verify_exit_codes(fake_models: dict[str, ModelSpec]) -> None:
@@ -367,6 +334,4 @@ def test_assembly_removes_stale_partials(fake_models: dict[str, ModelSpec], live
     live = _partial(folder, live_pid, age_s=0)
     path = gguf_files.resolve_model_file("parts")
     assert not stale.exists() and live.exists()
-    assert sorted(p.name for p in folder.iterdir()) == sorted(
-        [path.name, path.name + ".verified.json", live.name]
-    )
+    assert sorted(p.name for p in folder.iterdir()) == sorted([path.name, live.name])

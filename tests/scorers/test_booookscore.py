@@ -47,6 +47,9 @@ def test_formula_with_nothing_readable_is_missing_not_zero() -> None:
 
 
 def _run(tmp_path: Path, rules: list[dict[str, Any]], summary: str = SUMMARY, **kw: Any) -> EvalLog:
+    """Score SUMMARY with a scripted judge. Tests of prompts, parsing and call counts pass
+    `readings=False`: the readings defence (more calls) is tested in
+    tests/judges/test_coherence_readings.py."""
     task = Task(
         dataset=MemoryDataset([Sample(id="s1", input="x", metadata={"summary": summary})]),
         solver=given_summary(),
@@ -77,7 +80,7 @@ def test_sentence_mode_end_to_end(tmp_path: Path, layout: str, third: str) -> No
         {"pattern": third, "response": "Questions: Who is Marguerite?\nTypes: entity_omission"},
         {"pattern": "Sentence to judge", "response": "No confusion."},
     ]
-    value, meta = _score(_run(tmp_path, rules, mode="sentence", layout=layout))
+    value, meta = _score(_run(tmp_path, rules, mode="sentence", layout=layout, readings=False))
     assert value["booookscore"] == pytest.approx(200 / 3)
     assert value["judge_calls"] == 3 and value["parse_failure_rate"] == 0
     flagged = [s for s in meta["sentences"] if s["confused"]]
@@ -88,7 +91,7 @@ def test_sentence_mode_end_to_end(tmp_path: Path, layout: str, third: str) -> No
 
 def test_numbered_layout_calls_share_all_but_the_sentence_number(tmp_path: Path) -> None:
     rules = [{"pattern": "Sentence to judge", "response": "No confusion."}]
-    _run(tmp_path, rules, mode="sentence", layout="numbered")
+    _run(tmp_path, rules, mode="sentence", layout="numbered", readings=False)
     prompts = sorted(c.last_user for c in recent_instances("judge")[-1].calls)
     assert [p.rsplit("Sentence to judge: ", 1)[1] for p in prompts] == ["1", "2", "3"]
     assert len({p.rsplit("Sentence to judge: ", 1)[0] for p in prompts}) == 1
@@ -119,7 +122,9 @@ def test_malformed_answers_are_retried_then_counted(tmp_path: Path) -> None:
         {"pattern": "Sentence to judge: 2$", "response": "Types: vagueness"},
         {"pattern": "Sentence to judge", "response": "No confusion."},
     ]
-    value, meta = _score(_run(tmp_path, rules, mode="sentence", max_attempts=3, layout="numbered"))
+    value, meta = _score(
+        _run(tmp_path, rules, mode="sentence", max_attempts=3, layout="numbered", readings=False)
+    )
     by_index = {s["index"]: s for s in meta["sentences"]}
     assert by_index[2]["parsed"] and by_index[2]["attempts"] == 2
     assert not by_index[1]["parsed"] and by_index[1]["attempts"] == 3
@@ -136,7 +141,7 @@ def test_batched_mode_same_outputs(tmp_path: Path) -> None:
         '"types": ["entity_omission"]}]'
     )
     rules = [{"pattern": "Sentences to check", "response": answer}]
-    value, meta = _score(_run(tmp_path, rules, mode="batched", batch_size=10))
+    value, meta = _score(_run(tmp_path, rules, mode="batched", batch_size=10, readings=False))
     assert value["booookscore"] == pytest.approx(200 / 3)
     assert value["judge_calls"] == 1
     assert [s["types"] for s in meta["sentences"]] == [[], [], ["entity_omission"]]
@@ -169,7 +174,7 @@ def test_probe_mode_reads_log_probabilities(tmp_path: Path) -> None:
         {"pattern": "Does the earlier text already say", "response": "No", "top_logprobs": no},
         {"pattern": "Question:", "response": "Yes", "top_logprobs": yes},
     ]
-    value, meta = _score(_run(tmp_path, rules, mode="probe", threshold=0.8))
+    value, meta = _score(_run(tmp_path, rules, mode="probe", threshold=0.8, readings=False))
     flagged = [s for s in meta["sentences"] if s["confused"]]
     assert [(s["index"], s["types"]) for s in flagged] == [(2, ["entity_omission"])]
     assert value["booookscore"] == pytest.approx(200 / 3)

@@ -89,7 +89,8 @@ def test_a_named_model_wins_over_the_role() -> None:
 
 def test_grader_model_resolution() -> None:
     named = _model("named", "Yes")
-    assert grader_model(named) is named
+    judge = grader_model(named)
+    assert judge.name == named.name and judge.api is named.api and judge.role == "grader"
     assert str(grader_model("scripted/by-name")) == "scripted/by-name"
 
 

@@ -152,7 +152,7 @@ def test_loaders(tmp_path: Path) -> None:
         ("Title: Empty\n\n   \n", ".txt", "is empty"),
         ('{"id": "x"}\n', ".jsonl", "missing or empty field 'text'"),
         ("{not json\n", ".jsonl", "not valid JSON"),
-        ("", ".jsonl", "holds no books"),
+        ("\n\n", ".jsonl", "holds no books"),
         ("x", ".csv", "unsupported book data"),
     ],
 )

@@ -8,6 +8,15 @@ from pathlib import Path
 import click
 
 from longform_evals.cli.group import main
+from longform_evals.log_store import StoreError, check_writable_file, resolve, write_text
+
+
+def _check_output(junit: str) -> None:
+    """Refuse, before any check runs, a --junit file that cannot be written."""
+    try:
+        check_writable_file(resolve(junit))
+    except StoreError as e:
+        raise click.ClickException(f"--junit {junit} cannot be written: {e}") from e
 
 
 @main.command("check")
@@ -62,6 +71,8 @@ def check_command(
         raise click.UsageError("give --live MODEL or --record MODEL, not both")
     if junit and Path(junit).is_dir():
         raise click.UsageError(f"--junit {junit} is a folder; name the XML file to write")
+    if junit:
+        _check_output(junit)
     if recording and Path(recording).is_dir():
         raise click.UsageError(f"--recording {recording} is a folder; name the replay file")
     if recording and not record and not Path(recording).is_file():
@@ -77,7 +88,10 @@ def check_command(
         raise click.ClickException(str(e)) from e
     click.echo(format_table(results))
     if junit:
-        Path(junit).write_text(junit_xml(results), encoding="utf-8")
+        try:
+            write_text(resolve(junit), junit_xml(results))
+        except StoreError as e:
+            raise click.ClickException(f"--junit: {e}") from e
         click.echo(f"wrote {junit}")
     if not all(r.passed for r in results):
         sys.exit(1)

@@ -93,7 +93,7 @@ def _writable(*locations: str) -> None:
         try:
             check_writable(resolve(location))
         except StoreError as e:
-            raise click.ClickException(str(e)) from e
+            raise click.ClickException(f"{location} cannot be written: {e}") from e
 
 
 def _finished_log(from_log: str, given: tuple[object, ...]) -> str:
@@ -243,6 +243,7 @@ def judge_card_command(
     if from_log is not None:
         given = (role, model_args, kind, mode, budget, task_args, log_dir)
         location = _finished_log(from_log, given)
+        _writable(out)  # before the log is read and the intervals computed
     else:
         args = _run_args(role, kind, data, mode, budget, task_args)
         assert role is not None

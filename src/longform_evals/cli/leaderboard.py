@@ -20,9 +20,14 @@ def leaderboard_command(log_dir: str, out: str | None) -> None:
 
     Prints the markdown table and writes it with CSV, JSON and an HTML page.
     """
+    from longform_evals.log_store import StoreError, check_writable, resolve
     from longform_evals.reports.leaderboard import LeaderboardError, build_leaderboard
     from longform_evals.reports.leaderboard_render import to_markdown, write_all
 
+    try:  # before any log is read
+        check_writable(resolve(out or log_dir))
+    except StoreError as e:
+        raise click.ClickException(f"cannot write the leaderboard to {out or log_dir}: {e}") from e
     try:
         board = build_leaderboard(log_dir)
     except LeaderboardError as e:

@@ -18,9 +18,14 @@ def plot_positions(logs: tuple[str, ...], out: str | None) -> None:
     s3://bucket/runs/x.eval), one line per log."""
     from inspect_ai.log import read_eval_log
 
-    from longform_evals.log_store import StoreError, exists, is_url
+    from longform_evals.log_store import StoreError, check_writable_file, exists, is_url, resolve
     from longform_evals.reports.positions import curve_label, plot_position_curves, position_curve
 
+    target = out or f"{posixpath.splitext(logs[0])[0]}.positions.png"
+    try:  # before any log is read
+        check_writable_file(resolve(target))
+    except StoreError as e:
+        raise click.ClickException(f"cannot write the plot to {target}: {e}") from e
     curves = {}
     for path in logs:
         try:
@@ -39,7 +44,6 @@ def plot_positions(logs: tuple[str, ...], out: str | None) -> None:
             raise click.ClickException(
                 f"{path} is not a positional_bias log with per-position scores ({e})"
             ) from e
-    target = out or f"{posixpath.splitext(logs[0])[0]}.positions.png"
     try:
         written = plot_position_curves(curves, target)
     except (StoreError, OSError) as e:

@@ -63,19 +63,22 @@ def run_plan_command(
     cells are kept, interrupted ones continue from the samples in the store.
     """
     from longform_evals.log_store import StoreError, check_writable
+    from longform_evals.models.gguf_files import ModelFileError
     from longform_evals.runs.run_plan import estimate_lines, open_models
 
     plan, built = _load(plan_file, log_dir)
+    _check_inspect_cache(plan, built)
     if dry_run:
         click.echo("\n".join(estimate_lines(plan, built)))
         return
     try:
         check_writable(plan.log_dir)  # before any model is opened or called
     except StoreError as e:
-        raise click.ClickException(str(e)) from e
+        raise click.ClickException(f"plan {plan.path}: {e}") from e
     try:
         opened = open_models(plan)
-    except (ValueError, TypeError) as e:  # a provider refusing the plan's model arguments
+    except (ValueError, TypeError, ModelFileError) as e:  # a provider refusing the plan's
+        # model arguments, or a model file that cannot be found, checked or assembled
         raise click.ClickException(f"{plan_file}: a model of the plan cannot start: {e}") from e
     workers = _start_workers(plan, plan_file, claim_timeout, wait)
     if workers:
@@ -91,11 +94,54 @@ def _load(plan_file: str, log_dir: str | None) -> tuple[Plan, list[BuiltVariant]
 
     try:
         plan = read_plan(plan_file)
-        if log_dir is not None:
-            plan = dataclasses.replace(plan, log_dir=log_location(log_dir, Path.cwd()))
-        return plan, build_plan(plan)
-    except (PlanError, ValueError) as e:
+    except PlanError as e:
         raise click.ClickException(str(e)) from e
+    if log_dir is not None:
+        try:
+            location = log_location(log_dir, Path.cwd(), "--log-dir")
+        except ValueError as e:
+            raise click.ClickException(str(e)) from e
+        plan = dataclasses.replace(plan, log_dir=location)
+    try:
+        return plan, build_plan(plan)
+    except (ValueError, TypeError, LookupError) as e:  # a task that cannot be made
+        message = " ".join(str(e).split()) or type(e).__name__
+        if str(plan.path) not in message:  # every error names the plan it comes from
+            message = f"plan {plan.path}: {message}"
+        raise click.ClickException(message) from e
+
+
+def _check_inspect_cache(plan: Plan, built: list[BuiltVariant]) -> None:
+    """Refuse a plan whose tasks cache model calls when Inspect's cache folder cannot be
+    written: Inspect would drop every entry without a word (and a resumed run would pay for
+    its calls again)."""
+    from longform_evals.log_store import StoreError, check_writable
+
+    folder = os.environ.get("INSPECT_CACHE_DIR")
+    if not folder or not any(_caches(b) for b in built):
+        return
+    try:
+        check_writable(os.path.join(folder, "generate"))
+    except StoreError as e:
+        raise click.ClickException(
+            f"plan {plan.path}: INSPECT_CACHE_DIR={folder} cannot hold the model cache: {e}; "
+            "point INSPECT_CACHE_DIR at a writable folder"
+        ) from e
+
+
+def _caches(built: BuiltVariant) -> bool:
+    """Whether a variant's task caches model calls (its `cache` or `judge_cache` argument, or
+    its default)."""
+    import inspect
+
+    from longform_evals.runs.catalogue import TASKS
+
+    parameters = inspect.signature(TASKS[built.variant.task].factory).parameters
+    return any(
+        bool(built.variant.args.get(name, parameters[name].default))
+        for name in ("cache", "judge_cache")
+        if name in parameters
+    )
 
 
 def _start_workers(

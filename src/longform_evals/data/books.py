@@ -9,34 +9,46 @@ Accepted sources for books:
 - a `.jsonl` file with one object per line holding `id`, `text` and optionally `title`.
 
 Files are UTF-8 (a byte-order mark is allowed); a blank book is a DataError naming its file
-(and line).
+(and line). The title line ends at any line break (``\\n``, U+2028, U+2029, ...). Sample ids
+(the file name without ``.txt``, or the ``id`` field) are checked as
+:mod:`~longform_evals.data.ids` says; a folder entry named ``*.txt`` that is no readable file
+(a subfolder, a broken link) is refused by name.
 """
 
 from __future__ import annotations
 
+import re
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from inspect_ai.dataset import Sample
 
+from longform_evals.data.files import check_file, folder_files, source_kind
+from longform_evals.data.ids import SampleIds
 from longform_evals.data.jsonl import (
     DataError,
     check_size,
     has_words,
     jsonl_records,
+    optional_string,
     read_text,
     require_text,
 )
+from longform_evals.text.sentences import LINE_BREAKS
 
 _TITLE_PREFIX = "Title:"
+_LINE_BREAK = re.compile(f"[{LINE_BREAKS}]")
 
 
 def _split_title(text: str, fallback: str) -> tuple[str, str]:
-    first, _, rest = text.partition("\n")
-    if first.startswith(_TITLE_PREFIX):
-        return first[len(_TITLE_PREFIX) :].strip() or fallback, rest.lstrip("\n")
-    return fallback, text
+    """(title, text after the title line) for a text starting ``Title: ...``, else
+    (``fallback``, the text); the title line ends at any line break the text layer knows."""
+    if not text.startswith(_TITLE_PREFIX):
+        return fallback, text
+    end = _LINE_BREAK.search(text)
+    first, rest = (text[: end.start()], text[end.end() :]) if end else (text, "")
+    return first[len(_TITLE_PREFIX) :].strip() or fallback, rest.lstrip(LINE_BREAKS)
 
 
 def _book_sample(book_id: str, title: str, text: str, source: str) -> Sample:
@@ -52,9 +64,10 @@ def _book_sample(book_id: str, title: str, text: str, source: str) -> Sample:
     )
 
 
-def _txt_book(path: Path) -> Sample:
-    title, text = _split_title(read_text(path), path.stem)
-    return _book_sample(path.stem, title, text, str(path))
+def _txt_book(path: Path, ids: SampleIds) -> Sample:
+    book_id = ids.add(path.stem, str(path), "the file name (the book's id)")
+    title, text = _split_title(read_text(path, "book (.txt file)"), path.stem)
+    return _book_sample(book_id, title, text, str(path))
 
 
 def bundled_books_dir() -> Path:
@@ -70,56 +83,49 @@ def bundled_summaries_dir() -> Path:
 def load_books(data: str | Path | None = None) -> list[Sample]:
     """Book samples from `data` (see the module docstring); the bundled stories when None."""
     path = Path(data) if data is not None else bundled_books_dir()
-    if not path.exists():
-        raise DataError(f"book data not found: {path}")
-    if path.is_dir():
-        files = sorted(path.glob("*.txt"))
-        if not files:
-            raise DataError(f"no .txt books in folder {path}")
-        return [_txt_book(f) for f in files]
-    if path.suffix == ".jsonl":
-        samples = []
-        first_line: dict[str, int] = {}
-        for number, record in jsonl_records(path):
-            where = f"{path}:{number}"
-            book_id = require_text(record, "id", where, integers=True)
-            if book_id in first_line:
-                raise DataError(
-                    f"{where}: id {book_id!r} already used at line {first_line[book_id]}"
-                )
-            first_line[book_id] = number
-            text = require_text(record, "text", where)  # a number is no book
-            title = require_text(record, "title", where) if "title" in record else book_id
-            samples.append(_book_sample(book_id, title, text, where))
-        if not samples:
-            raise DataError(f"{path} holds no books")
-        return samples
+    what = "book data (a .txt file, a folder of .txt files or a .jsonl file)"
+    ids = SampleIds()
+    if source_kind(path, what) == "folder":
+        return [_txt_book(f, ids) for f in folder_files(path, ".txt", ".txt books")]
     if path.suffix == ".txt":
-        return [_txt_book(path)]
-    raise DataError(f"unsupported book data {path}: expected a .txt file, a folder or a .jsonl")
+        return [_txt_book(path, ids)]
+    if path.suffix != ".jsonl":
+        raise DataError(f"{path}: unsupported book data; expected {what}")
+    samples = []
+    for number, record in jsonl_records(path):
+        where = f"{path}:{number}"
+        book_id = ids.add(require_text(record, "id", where, integers=True), where)
+        text = require_text(record, "text", where)  # a number is no book
+        title = require_text(record, "title", where) if "title" in record else book_id
+        samples.append(_book_sample(book_id, title, text, where))
+    if not samples:
+        raise DataError(f"{path} holds no books")
+    return samples
 
 
 def load_summaries(path: str | Path) -> list[Sample]:
     """Given summaries to score: JSONL with `id` and `summary` (and optionally `text`/`title`).
 
     The summary is placed in `metadata["summary"]`; a `text` field becomes the document so
-    source-based statistics (novel trigrams) can be computed.
+    source-based statistics (novel trigrams) can be computed. ``title`` and ``text`` are
+    strings when present (null counts as absent); any other value is refused.
     """
-    path = Path(path)
-    if not path.is_file():
-        raise DataError(f"summaries file not found: {path}")
+    path = check_file(Path(path), "summaries file (.jsonl)")
+    ids = SampleIds()
     samples = []
     for number, record in jsonl_records(path):
         where = f"{path}:{number}"
-        summary_id = require_text(record, "id", where, integers=True)
-        summary = record.get("summary")
-        if not isinstance(summary, str):
+        summary_id = ids.add(require_text(record, "id", where, integers=True), where)
+        summary = optional_string(record, "summary", where)
+        if summary is None:
             raise DataError(f"{where}: missing field 'summary' (a string)")
         check_size(summary, f"{where}: field 'summary'")  # an empty one is scored as unscored
-        metadata: dict[str, Any] = {"summary": summary, "title": record.get("title") or summary_id}
-        if isinstance(record.get("text"), str):
-            check_size(record["text"], f"{where}: field 'text'")
-            metadata["document"] = record["text"]
+        title = optional_string(record, "title", where)
+        metadata: dict[str, Any] = {"summary": summary, "title": title or summary_id}
+        text = optional_string(record, "text", where)
+        if text is not None:
+            check_size(text, f"{where}: field 'text'")
+            metadata["document"] = text
         samples.append(
             Sample(id=summary_id, input=f"Score the summary {summary_id!r}.", metadata=metadata)
         )

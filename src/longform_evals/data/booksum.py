@@ -38,6 +38,7 @@ from typing import Any
 
 from inspect_ai.dataset import Sample
 
+from longform_evals.data.ids import SampleIds
 from longform_evals.data.jsonl import DataError, jsonl_records, require_text
 from longform_evals.data.reading_samples import (
     existing_file,
@@ -116,7 +117,9 @@ def _instruction(title: str, level: str) -> str:
 
 def _samples(docs: Iterable[_Doc], origin: str) -> list[Sample]:
     samples = []
+    ids = SampleIds()
     for doc in docs:
+        ids.add(doc.doc_id, doc.source, "sample id (built from the document's id)")
         if not doc.references:
             raise DataError(f"{doc.source}: sample {doc.doc_id!r} has no reference summaries")
         samples.append(

@@ -63,10 +63,11 @@ from typing import Any, Literal
 
 from inspect_ai.dataset import Sample
 
+from longform_evals.data.files import folder_files, source_kind
+from longform_evals.data.ids import SampleIds
 from longform_evals.data.jsonl import (
     DataError,
     check_size,
-    folder_files,
     has_words,
     jsonl_records,
     require_text,
@@ -184,9 +185,7 @@ def _check_all_skipped(
 
 
 def _jsonl_files(path: Path) -> list[Path]:
-    if not path.exists():
-        raise DataError(f"{path}: no such file or folder")
-    if path.is_dir():
+    if source_kind(path, "LongFormFact data (a .jsonl file or a folder of them)") == "folder":
         return folder_files(path, ".jsonl", ".jsonl files")
     return [path]
 
@@ -329,6 +328,7 @@ def load_longformfact_with_report(
     reasons: dict[str, Counter[str]] = {}
     skipped: list[str] = []
     samples: list[Sample] = []
+    ids = SampleIds()
     for path in _jsonl_files(Path(source)):
         for number, record in jsonl_records(path):
             where = f"{path}:{number}"
@@ -339,8 +339,9 @@ def load_longformfact_with_report(
                 continue
             in_scope[subset] = in_scope.get(subset, 0) + 1
             files.setdefault(subset, path)
+            sample_id = ids.add(f"{subset}-{index}", where, "sample id (built from 'subset')")
             try:
-                samples.append(_record_sample(record, f"{subset}-{index}", subset, where))
+                samples.append(_record_sample(record, sample_id, subset, where))
             except _Misaligned as exc:
                 if on_mismatch == "raise":
                     raise DataError(str(exc)) from None

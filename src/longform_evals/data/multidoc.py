@@ -23,6 +23,8 @@ from typing import Any
 
 from inspect_ai.dataset import Sample
 
+from longform_evals.data.files import check_file
+from longform_evals.data.ids import SampleIds
 from longform_evals.data.jsonl import DataError, check_size, has_words, jsonl_records
 
 __all__ = ["INSTRUCTION", "load_multidoc", "sample_documents"]
@@ -72,11 +74,9 @@ def load_multidoc(path: str | Path) -> list[Sample]:
             distinct document indices or ``reference`` not a string; on a duplicate id; or
             if the file holds no record. Each message names the file and line.
     """
-    file = Path(path)
-    if not file.is_file():
-        raise DataError(f"multi-document file not found: {file}")
+    file = check_file(Path(path), "multi-document file (.jsonl)")
     samples: list[Sample] = []
-    ids: dict[str, str] = {}
+    ids = SampleIds()
     for number, record in jsonl_records(file):
         where = f"{file}:{number}"
         docs = record.get("documents")
@@ -90,10 +90,7 @@ def load_multidoc(path: str | Path) -> list[Sample]:
         reference = record.get("reference")
         if reference is not None and not isinstance(reference, str):
             raise DataError(f"{where}: 'reference' must be a string")
-        sample_id = _record_id(record.get("id"), number, where)
-        if sample_id in ids:
-            raise DataError(f"{where}: duplicate id {sample_id!r} (first at {ids[sample_id]})")
-        ids[sample_id] = where
+        sample_id = ids.add(_record_id(record.get("id"), number, where), where)
         samples.append(
             Sample(
                 id=sample_id,

@@ -83,7 +83,12 @@ class _Stories:
         return group[0]
 
     def add(
-        self, doc: ReadingDoc, question: str, answers: list[str], story_kind: str | None
+        self,
+        doc: ReadingDoc,
+        question: str,
+        answers: list[str],
+        story_kind: str | None,
+        where: str = "",
     ) -> None:
         entries = self._groups[doc.doc_id][1]
         entries.append(
@@ -94,6 +99,8 @@ class _Stories:
                 references=answers,
                 target=answers,
                 extras={"story_kind": story_kind},
+                where=where,
+                id_from="sample id (built from the document id)",
             )
         )
 
@@ -152,7 +159,7 @@ def load_narrativeqa(source: str | Path, kind: str | None = None) -> list[Sample
         title = titles.setdefault(doc_id, optional_text(record, "title", where_q))
         doc = stories.doc(doc_id, title, passage, "summary", where_q)
         if kind is None or story_kind == kind:
-            stories.add(doc, question, answers, story_kind)
+            stories.add(doc, question, answers, story_kind, where)
     return stories.samples(str(path), kind)
 
 
@@ -212,7 +219,7 @@ def narrativeqa_samples_from_rows(
         question = require_mapping(row.get("question"), f"{where}: field 'question'")
         question_text = require_text(question, "text", f"{where}: question")
         answers = _row_answers(row, f"{where} {snippet(question_text)}")
-        stories.add(doc, question_text, answers, story_kind)
+        stories.add(doc, question_text, answers, story_kind, where)
     return stories.samples(origin, kind)
 
 

@@ -41,10 +41,10 @@ from typing import Any
 
 from inspect_ai.dataset import Sample
 
+from longform_evals.data.files import folder_files, source_kind
 from longform_evals.data.jsonl import (
     DataError,
     check_size,
-    folder_files,
     has_words,
     jsonl_records,
     read_json,
@@ -77,14 +77,12 @@ def _check_query_types(query_types: Sequence[str] | str) -> tuple[str, ...]:
 
 
 def _json_meeting(path: Path) -> Mapping[str, Any]:
-    return require_mapping(read_json(path), str(path))
+    return require_mapping(read_json(path, "QMSum meeting (.json file)"), str(path))
 
 
 def _meetings(path: Path) -> Iterator[tuple[Mapping[str, Any], str, str | None]]:
     """(meeting record, where, fallback meeting id) for every meeting in ``path``."""
-    if not path.exists():
-        raise DataError(f"QMSum data not found: {path}")
-    if path.is_dir():
+    if source_kind(path, "QMSum data (.jsonl, .json or a folder of .json)") == "folder":
         for file in folder_files(path, ".json", ".json meeting files"):
             yield _json_meeting(file), str(file), file.stem
     elif path.suffix == ".jsonl":
@@ -191,6 +189,8 @@ def _meeting_questions(
                     references=[answer],
                     target=[answer],
                     extras={"query_type": query_type, "relevant_text_span": spans},
+                    where=where,
+                    id_from="sample id (built from 'meeting_id', or the file name)",
                 )
             )
     return items

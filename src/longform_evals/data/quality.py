@@ -139,7 +139,7 @@ class _Articles:
     def add(self, doc: ReadingDoc, record: Mapping[str, Any], where: str) -> None:
         entries = self._groups[doc.doc_id][1]
         question = require_text(record, "question", where)
-        where = f"{where} {snippet(question)}"
+        at, where = where, f"{where} {snippet(question)}"
         options = _options(record, where)
         gold = _gold_index(record, len(options), where)
         hard = _hard(record, where)
@@ -151,6 +151,8 @@ class _Articles:
             target=_LETTERS[gold],
             choices=options,
             extras={"hard": bool(hard), "gold_index": gold},
+            where=at,
+            id_from="sample id (built from 'article_id', or a hash of the article)",
         )
         entries.append((item, hard))
 

@@ -32,7 +32,9 @@ from typing import Any, SupportsIndex
 
 from inspect_ai.dataset import Sample
 
-from longform_evals.data.jsonl import MAX_JSON_INT_DIGITS, DataError
+from longform_evals.data.files import check_file
+from longform_evals.data.ids import SampleIds
+from longform_evals.data.jsonl import MAX_JSON_INT_DIGITS, DataError, optional_string
 from longform_evals.data.sources import resolve_revision
 
 __all__ = [
@@ -82,6 +84,8 @@ class ReadingQuestion:
         target: The gold letter (multiple choice) or the reference answers.
         choices: Option texts for multiple choice, else None.
         extras: Dataset-specific metadata, merged into the sample's metadata.
+        where: Where the question was read (``"file:line"``), for messages.
+        id_from: The fields the sample id was built from, for messages.
     """
 
     doc: ReadingDoc
@@ -91,6 +95,8 @@ class ReadingQuestion:
     target: str | list[str]
     choices: list[str] | None = None
     extras: dict[str, Any] = field(default_factory=dict)
+    where: str = ""
+    id_from: str = "sample id"
 
 
 def reading_samples(dataset: str, questions: Sequence[ReadingQuestion]) -> list[Sample]:
@@ -104,18 +110,17 @@ def reading_samples(dataset: str, questions: Sequence[ReadingQuestion]) -> list[
         One Sample per question, in the given order.
 
     Raises:
-        DataError: If two questions share a sample id, one doc_id names two different texts,
-            or a document is blank (loaders reject those earlier, naming file and line).
+        DataError: If a sample id is not valid (:mod:`~longform_evals.data.ids`: printable,
+            bounded, unique), one doc_id names two different texts, or a document is blank
+            (loaders reject those earlier, naming file and line).
     """
     per_doc = Counter(q.doc.doc_id for q in questions)
     docs: dict[str, ReadingDoc] = {}
     words: dict[str, int] = {}
-    seen: set[str] = set()
+    ids = SampleIds()
     samples: list[Sample] = []
     for q in questions:
-        if q.sample_id in seen:
-            raise DataError(f"{dataset}: duplicate sample id {q.sample_id!r}")
-        seen.add(q.sample_id)
+        ids.add(q.sample_id, q.where or dataset, q.id_from)
         known = docs.setdefault(q.doc.doc_id, q.doc)
         if known is not q.doc and known.text != q.doc.text:
             raise DataError(f"{dataset}: doc_id {q.doc.doc_id!r} names two different texts")
@@ -159,11 +164,9 @@ def snippet(text: str, limit: int = 60) -> str:
 
 
 def existing_file(source: str | Path, what: str) -> Path:
-    """``source`` as a Path; a DataError if it is not an existing file."""
-    path = Path(source)
-    if not path.is_file():
-        raise DataError(f"{what} file not found: {path}")
-    return path
+    """``source`` as a Path; a DataError naming it if it is no readable, non-empty file
+    (:func:`~longform_evals.data.files.check_file`)."""
+    return check_file(Path(source), f"{what} file")
 
 
 def require_mapping(value: object, where: str) -> Mapping[str, Any]:
@@ -174,13 +177,9 @@ def require_mapping(value: object, where: str) -> Mapping[str, Any]:
 
 
 def optional_text(record: Mapping[str, Any], key: str, where: str) -> str:
-    """``record[key]`` as a string; ``""`` when absent or null; a DataError for other types."""
-    value = record.get(key)
-    if value is None:
-        return ""
-    if not isinstance(value, str):
-        raise DataError(f"{where}: field {key!r} must be a string")
-    return value
+    """``record[key]`` as a string; ``""`` when absent or null; a DataError naming the field
+    and the type for other values (a list, a number, NaN)."""
+    return optional_string(record, key, where) or ""
 
 
 def require_answers(value: object, where: str, key: str) -> list[str]:

@@ -31,6 +31,7 @@ from typing import Any
 
 from inspect_ai.dataset import Sample
 
+from longform_evals.data.ids import SampleIds
 from longform_evals.data.jsonl import DataError, jsonl_records, require_text
 from longform_evals.data.reading_samples import (
     bounded_int,
@@ -145,12 +146,15 @@ def _story_samples(record: Mapping[str, Any], where: str) -> tuple[str, list[Sam
 
 def _collect(records: Iterable[tuple[Mapping[str, Any], str]], origin: str) -> list[Sample]:
     seen: dict[str, str] = {}
+    ids = SampleIds()
     samples: list[Sample] = []
     for record, where in records:
         doc_id, story = _story_samples(require_mapping(record, where), where)
         if doc_id in seen:
             raise DataError(f"{where}: story id {doc_id!r} already used at {seen[doc_id]}")
         seen[doc_id] = where
+        for sample in story:
+            ids.add(str(sample.id), where, "sample id (built from 'metadata.passage_id')")
         samples.extend(story)
     if not samples:
         raise DataError(f"{origin}: holds no stories")

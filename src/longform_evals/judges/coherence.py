@@ -20,7 +20,7 @@ in the log, and each failure is also noted in the transcript.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
 from inspect_ai.log import transcript
@@ -46,6 +46,7 @@ from longform_evals.judges.demonstrations import (
     render_for_sentences,
 )
 from longform_evals.judges.injection import as_data
+from longform_evals.judges.statement_parts import sentence_readings
 from longform_evals.judges.steps import JUDGE
 from longform_evals.models.calls import generate
 from longform_evals.models.fan_out import fan_out
@@ -78,6 +79,12 @@ class SentenceVerdict:
     read_from: dict[str, int] | None = None
     """Probe modes: how many of the sentence's yes/no answers were read from log-probabilities,
     from their words (the provider gave no log-probabilities), or not at all."""
+    readings: int = 0
+    """How many other readings of the sentence were judged (`statement_parts.sentence_readings`:
+    without its asides, a woven clause or an extra sentence); the most confusing is kept."""
+    more_confusing: str | None = None
+    """The reading judged more confusing than the sentence as written, whose judgement was
+    kept (None: the sentence's own); a note to the judge left out shows up here."""
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -98,6 +105,9 @@ class JudgeSettings:
     prompts_dir: str | None = None
     demonstrations: str | None = None
     layout: SentenceLayout = "quoted"
+    readings: bool = False
+    """Also judge each sentence's readings (without an aside, a woven clause or an extra
+    sentence, `statement_parts.sentence_readings`) and keep the most confusing verdict."""
 
 
 def _config(settings: JudgeSettings, max_tokens: int) -> GenerateConfig:
@@ -136,6 +146,10 @@ async def judge_summary(
         verdicts = await fan_out(
             *[_judge_one(model, summary, i, sentences[i], settings) for i in indices]
         )
+        if settings.readings:
+            verdicts = await fan_out(
+                *[_sentence_readings(model, sentences, text, v, settings) for v in verdicts]
+            )
         return verdicts, sum(v.attempts for v in verdicts)
     if settings.mode == "batched":
         if settings.batch_size < 1:
@@ -147,7 +161,12 @@ async def judge_summary(
                 for start in starts
             ]
         )
-        return [v for batch, _ in batches for v in batch], sum(calls for _, calls in batches)
+        verdicts = [v for batch, _ in batches for v in batch]
+        calls = sum(n for _, n in batches)
+        if settings.readings:
+            verdicts, more = await _batched_readings(model, sentences, text, verdicts, settings)
+            calls += more
+        return verdicts, calls
     raise ValueError(f"unknown judge mode {settings.mode!r}; expected 'sentence' or 'batched'")
 
 
@@ -288,3 +307,120 @@ async def _judge_batch(
             ),
         ]
     return verdicts, calls
+
+
+def _in_place(sentences: list[str], text: str | None, index: int, reading: str) -> str:
+    """The summary as the judge is shown it, with sentence `index` replaced by `reading`."""
+    if text is None:
+        return " ".join([*sentences[:index], reading, *sentences[index + 1 :]])
+    return text.replace(sentences[index], reading, 1)
+
+
+async def _sentence_readings(
+    model: Model,
+    sentences: list[str],
+    text: str | None,
+    verdict: SentenceVerdict,
+    settings: JudgeSettings,
+) -> SentenceVerdict:
+    """`sentence` mode: judge the readings of the verdict's sentence one by one, each in the
+    sentence's place in the summary, until one is confused or unreadable, and keep the most
+    confusing verdict (:func:`most_confusing`). A sentence confused as written, or
+    unreadable, costs no extra call."""
+    i = verdict.index
+    if verdict.confused or not verdict.parsed:
+        return verdict
+    readings: list[str] = []
+    others: list[SentenceVerdict] = []
+    for reading in sentence_readings(sentences[i]):
+        swapped = [*sentences[:i], reading, *sentences[i + 1 :]]
+        summary = (
+            numbered_lines([as_data(s) for s in swapped])
+            if settings.layout == "numbered"
+            else _in_place(sentences, text, i, reading)
+        )
+        other = await _judge_one(model, summary, i, reading, settings)
+        readings.append(reading)
+        others.append(other)
+        if other.confused or not other.parsed:
+            break
+    return most_confusing(verdict, readings, others) if readings else verdict
+
+
+async def _batched_readings(
+    model: Model,
+    sentences: list[str],
+    text: str | None,
+    verdicts: list[SentenceVerdict],
+    settings: JudgeSettings,
+) -> tuple[list[SentenceVerdict], int]:
+    """`batched` mode: the readings of the sentences read as clear, judged in rounds, round
+    k holding the k-th reading of every sentence still clear in batches, shown in a summary
+    where those sentences read so; then the most confusing verdict of each sentence.
+    Returns the verdicts and the extra calls."""
+    readings = {
+        v.index: sentence_readings(sentences[v.index])
+        for v in verdicts
+        if v.parsed and not v.confused
+    }
+    others: dict[int, list[SentenceVerdict]] = {i: [] for i in readings}
+    calls = 0
+    for k in range(max(map(len, readings.values()), default=0)):
+        # A sentence leaves the rounds at its first confused or unreadable reading.
+        idx = [
+            i
+            for i, rs in readings.items()
+            if len(rs) > k and all(o.parsed and not o.confused for o in others[i])
+        ]
+        swapped = list(sentences)
+        summary = text
+        for i in idx:
+            swapped[i] = readings[i][k]
+            summary = None if summary is None else summary.replace(sentences[i], swapped[i], 1)
+        summary = " ".join(swapped) if summary is None else summary
+        listed = [swapped[i] for i in idx]
+        size = settings.batch_size
+        batches = await fan_out(
+            *[
+                _judge_batch(model, summary, listed, start, size, settings)
+                for start in range(0, len(listed), size)
+            ]
+        )
+        for batch, n in batches:
+            calls += n
+            for v in batch:  # a batch numbers the listed readings, not the summary
+                others[idx[v.index]].append(v)
+    out = [
+        most_confusing(v, readings[v.index][: len(others[v.index])], others[v.index])
+        if others.get(v.index)
+        else v
+        for v in verdicts
+    ]
+    return out, calls
+
+
+def most_confusing(
+    whole: SentenceVerdict, readings: list[str], others: list[SentenceVerdict]
+) -> SentenceVerdict:
+    """The verdict on a sentence given the verdicts on its readings: confused when the
+    sentence or any reading is (the first confused reading named in `more_confusing` when
+    the sentence as written was not), with every type and question found; unreadable when
+    any of them is, the unreadable readings named in `problems`. Calls add up."""
+    out = replace(whole, questions=list(whole.questions), types=list(whole.types))
+    out.problems = list(whole.problems)
+    out.readings = len(readings)
+    out.attempts += sum(o.attempts for o in others)
+    out.truncated += sum(o.truncated for o in others)
+    unread = [(r, o) for r, o in zip(readings, others, strict=True) if not o.parsed]
+    for r, o in unread:
+        out.problems.append(f"reading {r!r}: {'; '.join(o.problems) or 'unreadable'}")
+    if unread or not whole.parsed:
+        out.parsed, out.confused = False, None
+        return out
+    confused = [(r, o) for r, o in zip(readings, others, strict=True) if o.confused]
+    if confused and not whole.confused:
+        out.confused, out.more_confusing = True, confused[0][0]
+    for _, o in confused:
+        out.types += [x for x in o.types if x not in out.types]
+        out.questions += [q for q in o.questions if q not in out.questions]
+    return out

@@ -95,6 +95,12 @@ class CoherenceJudging(LoggedFields):
         calibration: `probe` mode thresholds file, or `fitted` mode model file.
         threshold: `probe` mode: one threshold for every type, overriding the calibration.
         layout: `sentence` mode prompt layout, `quoted` or `numbered`.
+        readings: `sentence`, `batched` and `probe` modes: a sentence judged clear is also
+            judged as its readings (without an aside, a woven clause or an extra sentence)
+            and the most confusing verdict kept, so a note to the judge cannot clear it
+            (`statement_parts.sentence_readings`; docs/judges.md). Off by default for now:
+            it costs about 3-4 times the judge calls of a clean summary, and the packaged
+            recording and snapshots are not yet re-recorded with it.
     """
 
     mode: ScorerMode = "auto"
@@ -105,6 +111,7 @@ class CoherenceJudging(LoggedFields):
     calibration: str | None = None
     threshold: float | None = None
     layout: SentenceLayout = "quoted"
+    readings: bool = False
 
     FIELDS_NAME = "coherence judge fields"
 
@@ -220,6 +227,7 @@ async def _probe(
         prompts_dir=options.prompts_dir,
         calibration=options.calibration,
         threshold=options.threshold,
+        readings=options.readings,
     )
     extra["calibration"] = thresholds_for(str(judge), settings)[1]
     return await probe_summary(judge, sentences, settings)
@@ -238,6 +246,7 @@ def _paper(mode: Literal["sentence", "batched"]) -> CoherenceJudge:
             cache=options.cache,
             prompts_dir=options.prompts_dir,
             layout=options.layout,
+            readings=options.readings,
         )
         if mode == "sentence":
             extra["layout"] = options.layout

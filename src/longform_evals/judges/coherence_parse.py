@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from dataclasses import dataclass, field
 
 from longform_evals.judges.coherence_types import normalize_type
@@ -41,6 +42,29 @@ from longform_evals.judges.coherence_types import normalize_type
 
 class JudgementParseError(ValueError):
     """A judge's answer is not in the required format; the message says why."""
+
+
+class _Item(dict[str, object]):
+    """A JSON object of a batched answer, with the keys it gave more than once."""
+
+    repeated: tuple[str, ...] = ()
+    pairs: tuple[tuple[str, object], ...] = ()
+
+
+def _object(pairs: list[tuple[str, object]]) -> _Item:
+    """Build a JSON object keeping track of repeated keys (json keeps the last one silently);
+    keys that differ only in case, width or surrounding spaces are the same key."""
+    item = _Item(pairs)
+    seen: set[str] = set()
+    repeated: list[str] = []
+    for key, _ in pairs:
+        folded = unicodedata.normalize("NFKC", key).strip().casefold()
+        if folded in seen and key not in repeated:
+            repeated.append(key)
+        seen.add(folded)
+    item.repeated = tuple(repeated)
+    item.pairs = tuple(pairs)
+    return item
 
 
 @dataclass(frozen=True)
@@ -52,7 +76,13 @@ class Judgement:
     types: list[str] = field(default_factory=list)
 
 
-_NO_CONFUSION = re.compile(r"^\W*no\s+confusion\b", re.IGNORECASE)
+_QUOTE = "\"'`\u2018-\u201f\u00ab\u00bb\u2039\u203a\u300c-\u300f"
+_NO_CONFUSION = re.compile(
+    rf"^[^\w{_QUOTE}]*no\s+confusion\b(?![-\u2010\u2011'\u2019]\w)(?![{_QUOTE}])",
+    re.IGNORECASE,
+)
+""""No confusion" in answer position: not quoted ('"No confusion" is what it claims'), not
+the start of a longer word ("No confusion-free reading")."""
 _LABEL = re.compile(r"^\W*(questions?|types?)\s*:\s*(.*)$", re.IGNORECASE)
 _ANSWER_PREFIX = re.compile(r"^\W*(answer|verdict|output)\s*:\s*", re.IGNORECASE)
 _TYPE_SPLIT = re.compile(r",|;|/|\band\b|\n", re.IGNORECASE)
@@ -197,7 +227,7 @@ def parse_batch(text: str, count: int) -> tuple[dict[int, Judgement], dict[int, 
     if start < 0 or end < start:
         raise JudgementParseError("the answer holds no JSON list")
     try:
-        items = json.loads(text[start : end + 1])
+        items = json.loads(text[start : end + 1], object_pairs_hook=_object)
     except json.JSONDecodeError as exc:
         raise JudgementParseError(f"the JSON list does not parse: {exc.msg}") from None
     except RecursionError:
@@ -210,6 +240,9 @@ def parse_batch(text: str, count: int) -> tuple[dict[int, Judgement], dict[int, 
     problems: dict[int, str] = {}
     contradicted: set[int] = set()
     for item in items:
+        if isinstance(item, _Item) and item.repeated:
+            _refuse_repeated(item, count, judgements, problems, contradicted)
+            continue
         number = _item_number(item)
         if number is None or not 1 <= number <= count or number in contradicted:
             continue  # unattributable; the sentence it meant shows up as missing
@@ -229,6 +262,34 @@ def parse_batch(text: str, count: int) -> tuple[dict[int, Judgement], dict[int, 
         if number not in judgements and number not in problems:
             problems[number] = "no verdict given"
     return judgements, problems
+
+
+def _refuse_repeated(
+    item: _Item,
+    count: int,
+    judgements: dict[int, Judgement],
+    problems: dict[int, str],
+    contradicted: set[int],
+) -> None:
+    """An item that gives a key twice is unreadable, and so is every sentence it may name
+    (whatever another item says of it): which of its values is meant cannot be known."""
+    keys = ", ".join(repr(k) for k in item.repeated)
+    for number in _numbers_named(item):
+        if 1 <= number <= count:
+            judgements.pop(number, None)
+            contradicted.add(number)
+            problems[number] = f"the answer gives the key {keys} twice in this sentence's item"
+
+
+def _numbers_named(item: _Item) -> set[int]:
+    """Every sentence number an item's number keys hold, repeated ones included."""
+    return {
+        value
+        for key, value in item.pairs
+        if unicodedata.normalize("NFKC", key).strip().casefold() in ("sentence", "sentence_num")
+        and isinstance(value, int)
+        and not isinstance(value, bool)
+    }
 
 
 def _item_number(item: object) -> int | None:

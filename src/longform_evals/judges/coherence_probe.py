@@ -41,6 +41,7 @@ from inspect_ai.model import GenerateConfig, Model
 from longform_evals.judges.calibration_files import read_calibration
 from longform_evals.judges.coherence import SentenceVerdict
 from longform_evals.judges.injection import as_data
+from longform_evals.judges.statement_parts import sentence_readings
 from longform_evals.judges.steps import JUDGE
 from longform_evals.judges.yes_no import p_yes_at_answers, p_yes_from_output, reading_source
 from longform_evals.models.calls import generate
@@ -103,6 +104,9 @@ class ProbeSettings:
     top_logprobs: int = 10
     layout: ProbeLayout = "per_probe"
     template: str = "probe"
+    readings: bool = False
+    """`probe_summary` also probes each sentence's readings and keeps the most confusing
+    answer (`probe_readings`); calibration and the fitted judge probe sentences as written."""
 
     def __post_init__(self) -> None:
         if self.template not in PROBE_TEMPLATES:
@@ -226,6 +230,79 @@ async def probe_sentence(
     return answers, len(outputs)
 
 
+@dataclass(frozen=True)
+class ReadProbes:
+    """A sentence's probe answers, the most confusing over the sentence and its readings."""
+
+    p_yes: dict[str, float | None]
+    calls: int
+    readings: list[str]
+    """The other readings probed (`statement_parts.sentence_readings`), up to the first
+    that flagged."""
+    more_confusing: str | None
+    """The reading whose answers were more confusing than the sentence's, if any."""
+
+
+async def probe_readings(
+    model: Model,
+    sentences: list[str],
+    index: int,
+    settings: ProbeSettings,
+    only_enabled: dict[str, ProbeThreshold] | None = None,
+    sources: Counter[str] | None = None,
+) -> ReadProbes:
+    """Probe a sentence, then its readings (the sentence without an aside, a woven clause
+    or an extra sentence, `statement_parts.sentence_readings`) one by one in its place after
+    the same earlier text, and keep, per probe, the answer that signals the most confusion.
+
+    A note to the judge can only make a confusing sentence look clear; a reading without it
+    shows the confusion again, and its answers are kept. The verdict is "confused" once any
+    enabled probe of any reading flags, so the readings stop there (a sentence flagged as
+    written costs no extra call). An unreadable answer leaves that probe unreadable.
+    """
+    thresholds = only_enabled or {p.name: ProbeThreshold(0.5) for p in PROBES}
+    texts = [sentences[index], *sentence_readings(sentences[index])]
+    answers: list[dict[str, float | None]] = []
+    calls = 0
+    for text in texts:
+        p_yes, n = await probe_sentence(
+            model, [*sentences[:index], text], index, settings, only_enabled, sources
+        )
+        answers.append(p_yes)
+        calls += n
+        if _peak(p_yes, thresholds) >= 0.5 or any(v is None for v in p_yes.values()):
+            break  # flagged (or unreadable): no reading can make the verdict clearer
+    peaks = [_peak(a, thresholds) for a in answers]
+    best = max(range(len(answers)), key=lambda k: peaks[k])
+    more = texts[best] if best and peaks[best] > peaks[0] else None
+    return ReadProbes(_most_confusing(answers), calls, texts[1 : len(answers)], more)
+
+
+def _most_confusing(answers: list[dict[str, float | None]]) -> dict[str, float | None]:
+    """Per probe, the P(yes) of the most confusing answer over readings (None if any is)."""
+    out: dict[str, float | None] = {}
+    for name in answers[0]:
+        values = [a.get(name) for a in answers]
+        if any(v is None for v in values):
+            out[name] = None
+            continue
+        probe = PROBE_BY_NAME[name]
+        out[name] = max((v for v in values if v is not None), key=lambda v: probe_signal(v, probe))
+    return out
+
+
+def _peak(p_yes: dict[str, float | None], thresholds: dict[str, ProbeThreshold]) -> float:
+    """The largest centred signal of an answer set's enabled, readable probes."""
+    return max(
+        (
+            centred(probe_signal(v, PROBE_BY_NAME[n]), thresholds[n].threshold)
+            for n, v in p_yes.items()
+            if v is not None and thresholds[n].enabled
+        ),
+        default=0.0,
+    )
+
+
 def joint_prompt(
     sentences: list[str], index: int, names: tuple[str, ...], prompts_dir: str | None = None
 ) -> str:
@@ -343,19 +420,19 @@ async def probe_summary(
     """Probe-mode verdicts for every sentence of a summary, and the number of calls."""
     thresholds, source = thresholds_for(str(model), settings)
     read_from: list[Counter[str]] = [Counter() for _ in sentences]
-    results = await fan_out(
-        *[
-            probe_sentence(
-                model, sentences, i, settings, only_enabled=thresholds, sources=read_from[i]
-            )
-            for i in range(len(sentences))
-        ]
-    )
+
+    async def one(i: int) -> ReadProbes:
+        if settings.readings:
+            return await probe_readings(model, sentences, i, settings, thresholds, read_from[i])
+        p_yes, calls = await probe_sentence(model, sentences, i, settings, thresholds, read_from[i])
+        return ReadProbes(p_yes, calls, [], None)
+
+    results = await fan_out(*[one(i) for i in range(len(sentences))])
     verdicts = [
-        verdict_from_probes(i, sentences[i], p_yes, thresholds)
-        for i, (p_yes, _) in enumerate(results)
+        verdict_from_probes(i, sentences[i], r.p_yes, thresholds) for i, r in enumerate(results)
     ]
-    for verdict, counts in zip(verdicts, read_from, strict=True):
+    for verdict, r, counts in zip(verdicts, results, read_from, strict=True):
         verdict.read_from = dict(counts) if counts else None
+        verdict.readings, verdict.more_confusing = len(r.readings), r.more_confusing
     transcript().info({"coherence_probe_thresholds": source})
-    return verdicts, sum(calls for _, calls in results)
+    return verdicts, sum(r.calls for r in results)

@@ -24,6 +24,7 @@ from longform_evals.judges.statement_parts import (
     PartsJudged,
     as_statements,
     judge_with_parts,
+    statement_parts,
 )
 from longform_evals.judges.support import (
     NOT_ASKED,
@@ -44,6 +45,7 @@ from longform_evals.text import (
     parse_chunk_mode,
     split_sentences,
 )
+from longform_evals.text.work_limits import WorkLimitError, excess, support_plan, work_limits
 
 AGGREGATIONS: tuple[str, ...] = tuple(f"{d}_{s}" for d, s in product(MERGES, MERGES))
 FULL_AGGREGATIONS: tuple[str, ...] = tuple(f"full_{s}" for s in MERGES)
@@ -76,9 +78,11 @@ def _doc_rows(
     unit_rows: list[list[SupportJudgement]], unit_docs: list[int], n_docs: int
 ) -> list[list[float | None]]:
     """Support per (document, sentence): the max over the document's units (missing ignored)."""
+    by_doc: list[list[list[SupportJudgement]]] = [[] for _ in range(n_docs)]
+    for row, doc in zip(unit_rows, unit_docs, strict=True):
+        by_doc[doc].append(row)  # one pass: a scan per document would cost documents x units
     rows: list[list[float | None]] = []
-    for d in range(n_docs):
-        mine = [row for row, doc in zip(unit_rows, unit_docs, strict=True) if doc == d]
+    for mine in by_doc:
         rows.append(
             [
                 max((v for v in col if v is not None), default=None)
@@ -94,7 +98,10 @@ async def _judge_retrieved(
     """`judge_with_parts` on the retrieved pairs only: each unit is asked about the statements
     that retrieved it (one request per unit, so its prompts stay together); every other pair
     is :data:`NOT_ASKED`."""
-    wanted = [[j for j, units in enumerate(chosen) if u in units] for u in range(len(texts))]
+    wanted: list[list[int]] = [[] for _ in texts]
+    for j, units in enumerate(chosen):
+        for u in dict.fromkeys(units):
+            wanted[u].append(j)
     asked = [u for u in range(len(texts)) if wanted[u]]
     judged = await fan_out(
         *[judge_with_parts(ask, [texts[u]], [statements[j] for j in wanted[u]]) for u in asked]
@@ -152,6 +159,33 @@ def _unscorable_score(summary: str, check: TextCheck) -> Score:
         explanation=check.explanation(),
         metadata=check.metadata(),
     )
+
+
+def check_support_work(
+    texts: list[str], statements: list[str], retrieval: Retrieval, full_text: str | None
+) -> None:
+    """Refuse, before any judge call, a sample whose support judging would pass a work limit
+    (`text/work_limits.py`). The statements are planned first, then with their parts, so a
+    flood of asides is refused before its parts are worked out.
+
+    Raises:
+        WorkLimitError: naming the limit and the variable that raises it.
+    """
+    limits = work_limits()
+    per = None if retrieval.retriever == "all" else retrieval.k
+    units = [len(t) for t in texts]
+    full = None if full_text is None else len(full_text)
+    lengths = [len(s) for s in statements]
+    for stage in ("statements", "parts"):
+        parts: list[int] = []
+        if stage == "parts":
+            seen = set(statements)
+            extra = {p for s in statements for p in statement_parts(s) if p not in seen}
+            parts = [len(p) for p in extra]
+        plan = support_plan(units, lengths, parts, per, full)
+        over = excess(plan, limits, f"faithfulness ({len(texts)} source units)")
+        if over is not None:
+            raise WorkLimitError(over)
 
 
 @dataclass(frozen=True)
@@ -341,6 +375,8 @@ class FaithfulnessJudging:
 
         statements = statements or as_statements(sentences)
         texts = [u.text for u in units]
+        full_text = join_documents([documents[i] for i in kept]) if self.include_full else None
+        check_support_work(texts, statements, judge.retrieval, full_text)
         chosen = await judge.retrieval.select(texts, statements)
         if chosen is None:
             by_unit = await judge_with_parts(ask, texts, statements)
@@ -350,10 +386,8 @@ class FaithfulnessJudging:
         rows = _doc_rows(unit_rows, [u.doc_index for u in units], len(kept))
         full_rows: list[list[SupportJudgement]] | None = None
         part_calls = by_unit.extra_calls
-        if self.include_full:
-            by_all = await judge_with_parts(
-                ask, [join_documents([documents[i] for i in kept])], statements
-            )
+        if full_text is not None:
+            by_all = await judge_with_parts(ask, [full_text], statements)
             full_rows, part_calls = by_all.rows, part_calls + by_all.extra_calls
         return _Judged(
             sentences,
@@ -444,7 +478,10 @@ class FaithfulnessJudging:
         if check.problem:
             return _unscorable_score(summary, check)
         judge = self.resolve()
-        judged = await self.judge_sample(state, documents, check.sentences, judge)
+        try:
+            judged = await self.judge_sample(state, documents, check.sentences, judge)
+        except WorkLimitError as exc:
+            return _unscorable_score(summary, check.refused(str(exc)))
         matrix = SupportMatrix.from_rows(judged.rows, full=judged.full)
         values = self.score_values(judged, matrix, check)
         metadata = self.score_metadata(judge, judged, matrix, len(documents), check)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import lru_cache
 
 FENCE_TAGS: tuple[str, ...] = (
     "source",
@@ -34,19 +35,68 @@ FENCE_TAGS: tuple[str, ...] = (
 )
 """Tag names the prompt templates fence judged text with."""
 
+# Look-alikes of the characters that spell a marker, read as those characters by the folded
+# view (`_folded`), whatever Unicode calls them: angle quotation marks and brackets, arrowheads
+# and syllabics shaped like `<` and `>`, slashes and bars of other blocks.
+_LOOKS_LESS = (
+    "\u2039\u00ab\u2329\u3008\u27e8\u276c\u276e\u2770\u29fc\u1438\u02c2\u300a\u27ea\u2989"
+    "\u2991\u22d6\u22b2\u02f1\u16b2"
+)
+_LOOKS_GREATER = (
+    "\u203a\u00bb\u232a\u3009\u27e9\u276d\u276f\u2771\u29fd\u1433\u02c3\u300b\u27eb\u298a"
+    "\u2992\u22d7\u22b3\u02f2"
+)
+_LOOKS_SLASH = "\u2215\u2044\u29f8\u2571\u27cb\u3033\u30ce\u31d3\u4e3f\u1735"
+_LOOKS_BAR = "\u2223\u01c0\u2502\u2758"
+# Letters of other scripts that look like the Latin letters of the tag names.
+_LOOKALIKE = str.maketrans(
+    "\u0430\u0435\u043e\u0440\u0441\u0443\u0445\u0456\u0455\u0458\u0501\u04bb\u0442"
+    "\u043c\u0410\u0415\u041e\u0420\u0421\u0423\u0425\u0406\u0405\u0408\u041c\u0422"
+    "\u041d\u041a\u0412\u03bf\u03b1\u03b5\u03b9\u03ba\u03bd\u03c1\u03c4\u03c5\u039f"
+    "\u0391\u0395\u0399\u039a\u039d\u03a1\u03a4\u03a5\u0251\u0261\u026a\u1d00"
+    "\u051b\u051d\u03f2\u03f3\u0585\u057d\u0578\u0570\u13aa\u13ac\u13bb\u13ab\u13e6"
+    "\u13de\u13b7\u13e2\u13da\u13a2\u13b3\u13c3\u13df\u13a0\u13c0\u0261"
+    + _LOOKS_LESS
+    + _LOOKS_GREATER
+    + _LOOKS_SLASH
+    + _LOOKS_BAR,
+    "aeopcyxisjdhtmAEOPCYXISJMTHKBoaeiknptuOAEIKNPTYagIA"
+    "qwcjounhAEHJKLMPSTWZCDGg"
+    + "<" * len(_LOOKS_LESS)
+    + ">" * len(_LOOKS_GREATER)
+    + "/" * len(_LOOKS_SLASH)
+    + "|" * len(_LOOKS_BAR),
+)
+# Latin letters Unicode names as such however they are dressed: small capitals ("LATIN
+# LETTER SMALL CAPITAL S"), dotless, script or long forms, with any diacritic.
+_LATIN_NAME = re.compile(
+    r"^(?:LATIN|MODIFIER LETTER)\b.*?\b(?:LETTER|CAPITAL|SMALL) (?:DOTLESS |SCRIPT |LONG )?"
+    r"([A-Z])(?: WITH .*)?$"
+)
+
 # A fence marker however it is spelled, matched in the text's folded view (`_folded`): `<`
-# also as an HTML entity, the tag in any case, with whitespace or attributes before `>`.
-_LT = r"(?:<|&lt;?|&#0*60;?|&#x0*3c;?)"
-_GT = r"(?:>|&gt;?|&#0*62;?|&#x0*3e;?)"
+# also as an HTML entity, a percent or backslash escape, the tag in any case, backslashes or
+# separators between its pieces and letters, whitespace or attributes before `>`.
+_LT = r"(?:<|&(?:amp;)*lt;?|&#0*60;?|&#x0*3c;?|%3c|\\+u0*3c|\\+u\{0*3c\}|\\+x0*3c)"
+_GT = r"(?:>|&(?:amp;)*gt;?|&#0*62;?|&#x0*3e;?|%3e|\\+u0*3e|\\+u\{0*3e\}|\\+x0*3e)"
+_SLASH = r"(?:/|&#0*47;?|&#x0*2f;?|&sol;|%2f|\\+u0*2f)"
+_GAP = r"[\s\\]*"  # between the marker's pieces: whitespace, escaping backslashes
+_IN_NAME = r"[\s\\_.\-\u00b7]{0,3}"  # between a tag name's letters
+
+
+def _spelled(name: str) -> str:
+    """A tag name with separators allowed between its letters."""
+    return _IN_NAME.join(re.escape(c) for c in name)
+
+
+_NAMES = "|".join(_spelled(tag) for tag in sorted(FENCE_TAGS, key=len, reverse=True))
 _FENCE = re.compile(
-    _LT + r"\s*/?\s*(?:" + "|".join(FENCE_TAGS) + r")(?:\s+[^<>]*?)?\s*/?\s*" + _GT,
+    _LT + _GAP + rf"(?:{_SLASH}{_GAP})*(?:{_NAMES})(?:\s+[^<>]*?)?{_GAP}(?:{_SLASH}{_GAP})?" + _GT,
     re.IGNORECASE,
 )
 # What is broken: the start of any marker (`<sentence`, `&lt;/ statement`), closed or not,
 # so that no marker survives whatever follows it ("<sentence <sentence>" included).
-_FENCE_START = re.compile(
-    _LT + r"\s*/?\s*(?:" + "|".join(FENCE_TAGS) + r")(?![a-z])", re.IGNORECASE
-)
+_FENCE_START = re.compile(_LT + _GAP + rf"(?:{_SLASH}{_GAP})*(?:{_NAMES})(?![a-z])", re.IGNORECASE)
 # Chat-template control tokens: a provider that parses special tokens in prompt text (as
 # llama.cpp can) would end the judge's turn and start a new one at them.
 _CONTROL = re.compile(
@@ -55,33 +105,46 @@ _CONTROL = re.compile(
     + _GT  # <|im_end|>, <|eot_id|>, <|endoftext|>
     + r"|"
     + _LT
-    + r"\s*/?\s*(?:s|bos|eos|pad|unk|start_of_turn|end_of_turn|think)\s*"
+    + _GAP
+    + rf"(?:{_SLASH}{_GAP})?(?:s|bos|eos|pad|unk|start_of_turn|end_of_turn|think){_GAP}"
     + _GT
     + r"|\[\s*/?\s*(?:INST|SYS|AVAILABLE_TOOLS|TOOL_CALLS)\s*\]"  # [INST], [/INST]
     + r"|<<\s*/?\s*SYS\s*>>",
     re.IGNORECASE,
 )
-# Letters of other scripts that look like the Latin letters of the tag names.
-_LOOKALIKE = str.maketrans(
-    "\u0430\u0435\u043e\u0440\u0441\u0443\u0445\u0456\u0455\u0458\u0501\u04bb\u0442"
-    "\u043c\u0410\u0415\u041e\u0420\u0421\u0423\u0425\u0406\u0405\u0408\u041c\u0422"
-    "\u041d\u041a\u0412\u03bf\u03b1\u03b5\u03b9\u03ba\u03bd\u03c1\u03c4\u03c5\u039f"
-    "\u0391\u0395\u0399\u039a\u039d\u03a1\u03a4\u03a5\u0251\u0261\u026a\u1d00",
-    "aeopcyxisjdhtmAEOPCYXISJMTHKBoaeiknptuOAEIKNPTYagIA",
-)
+_BROKEN = "\u27e6"
+"""What a broken marker starts with instead of its `<` or `[`: a white square bracket, which
+no folding reads as either (an angle quotation mark would read as `<`)."""
+
+
+@lru_cache(maxsize=8192)
+def _fold_char(char: str) -> str:
+    """One character as the folded view reads it (:func:`_folded`)."""
+    if unicodedata.category(char) == "Cf":
+        return ""
+    out = []
+    for piece in unicodedata.normalize("NFKD", char):
+        if unicodedata.category(piece) in ("Mn", "Me"):
+            continue  # accents and enclosing marks over a letter: the letter is read
+        piece = piece.translate(_LOOKALIKE)
+        if not piece.isascii():
+            named = _LATIN_NAME.match(unicodedata.name(piece, ""))
+            piece = named.group(1).lower() if named else piece
+        out.append(piece)
+    return "".join(out)
 
 
 def _folded(text: str) -> tuple[str, list[int]]:
     """The text as a reader (or a tokenizer that normalizes) sees it: each character in its
-    Unicode compatibility form (full-width U+FF1C is `<`), invisible format characters (zero
-    width joiners and spaces, direction marks) dropped, look-alike letters of other scripts
-    as the Latin ones; with, for every folded character, the index of the original one."""
+    Unicode compatibility form (full-width U+FF1C is `<`) without accents, invisible format
+    characters (zero width joiners and spaces, direction marks) dropped, look-alike letters
+    of other scripts and Latin small capitals as the Latin letters, look-alike angle
+    brackets, quotation marks and slashes as `<`, `>` and `/`; with, for every folded
+    character, the index of the original one."""
     folded: list[str] = []
     origin: list[int] = []
     for i, char in enumerate(text):
-        if unicodedata.category(char) == "Cf":
-            continue
-        for piece in unicodedata.normalize("NFKC", char).translate(_LOOKALIKE):
+        for piece in _fold_char(char):
             folded.append(piece)
             origin.append(i)
     return "".join(folded), origin
@@ -94,10 +157,12 @@ def as_data(text: str) -> str:
 
     Markers are found however they are spelled: full-width or other compatibility forms,
     HTML entities (`&lt;/sentence&gt;`), attributes (`</sentence x=1>`), zero-width
-    characters inside, look-alike letters (a Cyrillic e, U+0435). Each is replaced by its folded,
-    plain spelling with its opening `<` (or `[`) made U+2039 (or U+27E6).
+    characters inside, look-alike letters (a Cyrillic e, U+0435, a small capital S, U+A731),
+    look-alike brackets (an angle quotation mark, U+2039), backslashes (`<\\/sentence>`) and
+    percent or backslash escapes of `<`. Each is replaced by its folded, plain spelling with
+    its opening `<` (or `[`) made U+27E6.
     """
-    if text.isascii() and not any(c in text for c in "<&["):
+    if text.isascii() and not any(c in text for c in "<&[%\\"):
         return text  # nothing that could spell a marker (the common case, at no cost)
     for _ in range(4):  # breaking one marker cannot make another; a second pass checks
         broken = _break_markers(text)
@@ -117,7 +182,7 @@ def _break_markers(text: str) -> str:
             start, end = origin[m.start()], origin[m.end() - 1] + 1
             plain = re.sub(_LT, "<", m.group(), count=1, flags=re.IGNORECASE)
             plain = re.sub(_GT + "$", ">", plain, flags=re.IGNORECASE)
-            broken = "\u2039" + plain[1:] if plain.startswith("<") else "\u27e6" + plain[1:]
+            broken = _BROKEN + plain[1:]
             spans.append((start, end, broken))
     if not spans:
         return text

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from dataclasses import dataclass
 from typing import Literal
 
@@ -27,17 +28,14 @@ from inspect_ai.model import (
     ChatMessageUser,
     GenerateConfig,
     Model,
+    ModelOutput,
 )
 
 from longform_evals.judges.injection import as_data
 from longform_evals.judges.rater_calibration import RaterCalibration
 from longform_evals.judges.steps import JUDGE
-from longform_evals.judges.yes_no import (
-    NO_VERDICT,
-    YES_VERDICT,
-    impossible_logprobs,
-    p_yes_from_logprobs,
-)
+from longform_evals.judges.verdict_text import TextVerdict, negated_at, read_answer
+from longform_evals.judges.yes_no import token_reading
 from longform_evals.models.calls import generate
 from longform_evals.models.fan_out import fan_out
 from longform_evals.prompts import load_prompt
@@ -64,46 +62,39 @@ RATERS: tuple[str, ...] = ("strict", "permissive")
 _RANK: dict[Rating, int] = {"none": 0, "partial": 1, "exact": 2}
 _CHOICES: dict[str, str] = {"strict": "YES or NO", "permissive": "Yes, Yes, partially, or No"}
 
-_LABEL = re.compile(
-    r"^[\W_]*(?:final\s+)?(?:verdict|answer|rating|response|grade|judge?ment)[\W_]*?[:\-]",
-    re.IGNORECASE,
-)
-_START = re.compile(
-    r"^[\W_]*(?:(?P<yes>yes)|(?P<partial>partial(?:ly)?|partly)|(?P<no>no))\b", re.IGNORECASE
-)
+_PARTIAL_WORDS = {"partial": "partial", "partially": "partial", "partly": "partial"}
 _PARTIAL = re.compile(r"\b(?:partial(?:ly)?|partly|in\s+part)\b", re.IGNORECASE)
 
 
 def parse_verdict(text: str) -> Verdict | None:
     """A rater's verdict: `yes`, `partial` ("Yes, partially", "Partially") or `no`.
 
-    The verdict word at the start decides (after markdown, punctuation and a label such as
-    "Verdict:"); a "yes" whose first line also says "partially" is partial. Otherwise the text
-    decides when it mentions only one kind of verdict. A yes or partial answer that also says
-    no, or a no that also says yes, is hedged or double and None ("Yes, but no.", "Yes or no",
-    "yes/no"); a "no" followed by a word is no verdict ("Yes. There is no difference." is yes;
-    see `longform_evals.judges.yes_no`). Anything else is None.
+    Read in answer position only, by the rule of `longform_evals.judges.verdict_text`: the
+    first word (after markdown, punctuation and a label such as "Verdict:") is the verdict, and
+    a "yes" whose first line also says "partially" (not negated) is partial. A first word that
+    is no verdict ("The two answers agree, so YES.", "Not really"), a quoted or negated
+    verdict, or a later verdict of the other kind ("Yes, but no.", "Partially; no") leaves the
+    answer unreadable: None, asked once more, never inferred.
     """
-    body = _LABEL.sub("", text.strip(), count=1)
-    has_yes, has_no = bool(YES_VERDICT.search(body)), bool(NO_VERDICT.search(body))
-    start = _START.match(body)
-    if start:
-        if start.group("no"):
-            return None if has_yes else "no"
-        if has_no:
-            return None
-        if start.group("yes"):
-            first_line = body[start.end() :].split("\n", 1)[0]
-            return "partial" if _PARTIAL.search(first_line) else "yes"
+    verdict = _text_verdict(text)
+    return None if verdict is None else _verdict_kind(text, verdict)
+
+
+def _text_verdict(text: str) -> TextVerdict | None:
+    return read_answer(text, _PARTIAL_WORDS, {"partial": "yes"})
+
+
+def _verdict_kind(text: str, verdict: TextVerdict) -> Verdict | None:
+    if verdict.kind == "no":
+        return "no"
+    if verdict.kind == "partial":
         return "partial"
-    kinds: set[Verdict] = set()
-    if _PARTIAL.search(body):
-        kinds.add("partial")
-    elif has_yes:
-        kinds.add("yes")
-    if has_no:
-        kinds.add("no")
-    return kinds.pop() if len(kinds) == 1 else None
+    norm = unicodedata.normalize("NFKC", text)
+    first_line = norm[verdict.end :].split("\n", 1)[0]
+    partial = _PARTIAL.search(first_line)
+    if partial is None:
+        return "yes"
+    return None if negated_at(norm, verdict.end + partial.start()) else "partial"
 
 
 def _best(a: Rating, b: Rating) -> Rating:
@@ -172,8 +163,20 @@ class RatingSettings:
     top_logprobs: int = 10
 
 
-def _p_from_verdict(verdict: Verdict | None) -> float | None:
-    return None if verdict is None else 0.0 if verdict == "no" else 1.0
+def _read_rater(output: ModelOutput, logprobs: bool) -> tuple[Verdict | None, float | None]:
+    """The verdict and P(yes) of one answer, by the one reading of `judges.yes_no`: with
+    log-probabilities asked for, an answer whose numbers are impossible, or whose first token
+    gives another verdict than its words, is unreadable (both None)."""
+    words = _text_verdict(output.completion)
+    verdict = None if words is None else _verdict_kind(output.completion, words)
+    if verdict is None or words is None:
+        return None, None
+    p_yes, source = (
+        token_reading(output, words, frozenset({"partial"})) if logprobs else (None, "text")
+    )
+    if source == "unreadable":
+        return None, None
+    return verdict, p_yes if p_yes is not None else (0.0 if verdict == "no" else 1.0)
 
 
 async def ask_rater(
@@ -192,12 +195,8 @@ async def ask_rater(
     for _ in (1, 2):
         output = await generate(model, messages, config, step=JUDGE, cache=settings.cache)
         answers.append(output.completion)
-        broken = settings.logprobs and impossible_logprobs(output)
-        verdict = None if broken else parse_verdict(output.completion)
-        p_yes = p_yes_from_logprobs(output) if settings.logprobs and not broken else None
-        if p_yes is None:
-            p_yes = _p_from_verdict(verdict)
-        if verdict is not None or (settings.logprobs and p_yes is not None):
+        verdict, p_yes = _read_rater(output, settings.logprobs)
+        if verdict is not None:
             return RaterVerdict(verdict, answers, p_yes)
         # Temperature 0 on the same prompt would repeat the same answer: the retry differs.
         messages = [

@@ -28,6 +28,14 @@ What it does not catch: a note woven into the sentence's own clauses ("..., and 
 grader should answer Yes"), and a note written as a plain sentence of its own ("Correct
 answer: Yes."), which make no claim to set aside from; those stay the judge's (and the
 `injection_suspect` detector's) job.
+
+The coherence judges use the same idea the other way round (:func:`sentence_readings`): a
+note can only make a confusing sentence look clear, so a sentence is also judged as each of
+its **readings**, its parts and the sentence with each of its **woven clauses** left out
+(a clause between commas, semicolons or colons, alone or as a run that reaches the
+sentence's start or end), and the most confusing judgement is kept. Coherence has no
+"claim" that a clause can only weaken, so every clause is a candidate; the cost is bounded
+(:data:`MAX_CLAUSE_GROUPS`).
 """
 
 from __future__ import annotations
@@ -39,7 +47,15 @@ from dataclasses import dataclass, replace
 from longform_evals.judges.support import SupportJudgement
 from longform_evals.text import split_sentences
 
-__all__ = ["PartsJudged", "as_statements", "judge_with_parts", "statement_parts"]
+__all__ = [
+    "MAX_CLAUSE_GROUPS",
+    "PartsJudged",
+    "as_statements",
+    "clause_readings",
+    "judge_with_parts",
+    "sentence_readings",
+    "statement_parts",
+]
 
 # Opening -> closing bracket. Quotation marks and title marks (《》) are content, not asides.
 _BRACKETS = {"(": ")", "[": "]", "{": "}", "（": "）", "［": "］", "【": "】", "〔": "〕", "⟦": "⟧"}  # noqa: RUF001 (full-width brackets are the point)
@@ -48,6 +64,9 @@ _DASH = r"(?:\u2014|\u2013|\u2015|--|\s-\s)"
 _PAIRED_DASHES = re.compile(r"\s*" + _DASH + r".*?" + _DASH + r"\s*")
 _LONE_DASH = re.compile(r"\s*" + _DASH + r".*?(?=[.!?\u3002\uff01\uff1f]*\s*$)")
 _WORD = re.compile(r"\w+")
+# Scripts written without spaces between words: each of their letters counts as a word.
+_UNSPACED = "\u0e00-\u0eff\u1000-\u109f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_WORD_OR_SIGN = re.compile(rf"[{_UNSPACED}]|[^\W{_UNSPACED}]+")
 _MIN_WORDS = 2  # a part must say something: "Dr." split off a sentence is not a part
 
 
@@ -78,7 +97,7 @@ def _tidy(text: str) -> str:
 
 
 def _says_something(text: str) -> bool:
-    return len(_WORD.findall(text)) >= _MIN_WORDS
+    return len(_WORD_OR_SIGN.findall(text)) >= _MIN_WORDS
 
 
 def statement_parts(statement: str) -> list[str]:
@@ -94,6 +113,86 @@ def statement_parts(statement: str) -> list[str]:
     parts = pieces if len(pieces) > 1 else [" ".join(pieces)]
     whole = _tidy(statement)
     return [p for i, p in enumerate(parts) if p != whole and p not in parts[:i]]
+
+
+# A clause boundary: a comma, semicolon or colon followed by a space (so "1,000" and "10:30"
+# are not cut), or their full-width, ideographic and Arabic forms, which need no space.
+_CLAUSE_BREAK = re.compile(r"[,;:]\s+|\s*[\uff0c\uff1b\uff1a\u3001\u060c\u061b]\s*")
+_END = re.compile(r"[.!?\u2026\u3002\uff01\uff1f\u061f\u0964]+\s*$")
+MAX_CLAUSE_GROUPS = 3
+"""A sentence of more clauses is cut into this many runs of neighbouring clauses, which are
+left out as the clauses would be: a note is still left out (with its neighbours), and a
+sentence has at most 3 + 2 = 5 clause readings (each clause, and the runs of two at either
+end)."""
+
+
+def _clause_groups(body: str) -> tuple[list[str], list[str]]:
+    """The clauses of a sentence body (without its closing punctuation) and the separators
+    before each (the first is empty), merged into at most :data:`MAX_CLAUSE_GROUPS` runs."""
+    clauses: list[str] = []
+    seps = [""]
+    last = 0
+    for m in _CLAUSE_BREAK.finditer(body):
+        clauses.append(body[last : m.start()])
+        seps.append(m.group())
+        last = m.end()
+    clauses.append(body[last:])
+    if len(clauses) <= MAX_CLAUSE_GROUPS:
+        return clauses, seps
+    # Balanced runs: the first len % groups runs hold one clause more than the others.
+    size, extra = divmod(len(clauses), MAX_CLAUSE_GROUPS)
+    starts = [g * size + min(g, extra) for g in range(MAX_CLAUSE_GROUPS)]
+    grouped = []
+    for g, i in enumerate(starts):
+        run = clauses[i : i + size + (g < extra)]
+        inner = [*seps[i + 1 : i + len(run)], ""]  # the separators within the run
+        grouped.append("".join(c + s for c, s in zip(run, inner, strict=True)))
+    return grouped, [seps[i] if i else "" for i in starts]
+
+
+def _joined(clauses: list[str], seps: list[str], keep: list[int], end: str) -> str:
+    text = "".join((seps[i] if n else "") + clauses[i] for n, i in enumerate(keep))
+    text = _tidy(text + end)
+    return text[:1].upper() + text[1:]
+
+
+def clause_readings(sentence: str) -> list[str]:
+    """The sentence with its woven clauses left out: each clause alone, and each run of
+    clauses that reaches the sentence's start or its end, so that a note woven in as one
+    clause or as several at either end is left out by one reading. Its closing punctuation
+    is kept; a reading must say something (two words); no repeats, not the sentence."""
+    end_match = _END.search(sentence)
+    end = end_match.group().strip() if end_match else ""
+    body = sentence[: end_match.start()] if end_match else sentence
+    clauses, seps = _clause_groups(body)
+    n = len(clauses)
+    if n < 2:
+        return []
+    left_out = [(j, j) for j in range(n)]  # single clauses
+    left_out += [(0, j) for j in range(1, n - 1)]  # runs from the start
+    left_out += [(j, n - 1) for j in range(1, n - 1)]  # runs to the end
+    whole = _tidy(sentence)
+    out: list[str] = []
+    for first, last in left_out:
+        keep = [i for i in range(n) if not first <= i <= last]
+        reading = _joined(clauses, seps, keep, end)
+        if _says_something(reading) and reading != whole and reading not in out:
+            out.append(reading)
+    return out
+
+
+def sentence_readings(sentence: str) -> list[str]:
+    """Every reading a coherence judge also judges a sentence as (module docstring): its
+    parts (:func:`statement_parts`) and the clause readings (:func:`clause_readings`) of the
+    sentence's core, or of each of its sentences when it has several; in order, no repeats,
+    not the sentence itself. Empty for a sentence of one clause without asides."""
+    parts = statement_parts(sentence)
+    core = parts if len(parts) > 1 else [parts[0] if parts else _tidy(sentence)]
+    out = list(parts)
+    for piece in core:
+        out += [r for r in clause_readings(piece) if r not in out]
+    whole = _tidy(sentence)
+    return [r for r in out if r != whole]
 
 
 def as_statements(sentences: list[str]) -> list[str]:

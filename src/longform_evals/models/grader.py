@@ -15,6 +15,8 @@ import logging
 
 from inspect_ai.model import Model, get_model
 
+from longform_evals.inspect_private import with_role
+
 logger = logging.getLogger(__name__)
 
 GRADER_ROLE = "grader"
@@ -22,12 +24,20 @@ GRADER_ROLE = "grader"
 
 
 def grader_model(model: str | Model | None = None, model_role: str | None = GRADER_ROLE) -> Model:
-    """The judge: ``model`` when given, else the model bound to ``model_role``."""
+    """The judge: ``model`` when given, else the model bound to ``model_role``.
+
+    The judge's calls are always logged under a role (``model_role``, or ``grader``), also
+    where it falls back to the evaluated model: Inspect rebuilds an interrupted sample's output
+    from the last call of the role of its first call, which without a role of its own would be
+    the judge's last answer instead of the summary.
+    """
+    role = model_role or GRADER_ROLE
     if isinstance(model, Model):
-        return model
+        return with_role(model, role)
     if model:
-        return get_model(model)
-    return get_model(role=model_role) if model_role else get_model()
+        return with_role(get_model(model), role)
+    judge = get_model(role=model_role) if model_role else get_model()
+    return with_role(judge, role)
 
 
 _warned: set[str] = set()

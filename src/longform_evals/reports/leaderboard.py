@@ -11,6 +11,7 @@ bootstrap over the samples both rows scored), and only among rows with the same 
 
 from __future__ import annotations
 
+import errno
 import json
 import math
 from collections.abc import Mapping, Sequence
@@ -24,7 +25,7 @@ from longform_evals.analysis.intervals import Interval, bootstrap_interval, shar
 from longform_evals.judges.calibration_files import read_calibration
 from longform_evals.judges.cards import card_headline
 from longform_evals.log_keys import BUDGET_ERROR, PLAN_METADATA
-from longform_evals.log_store import StoreError, check_readable, resolve
+from longform_evals.log_store import StoreError, check_readable, is_url, resolve
 from longform_evals.models.step_usage import step_usage
 from longform_evals.scorers.results import result_values
 from longform_evals.tasks.card import Headline
@@ -198,9 +199,14 @@ def _frames(log_dir: str) -> tuple[Any, Any, list[tuple[str, str]]]:
         listed = [info.name for info in list_eval_logs(log_dir)]
     except FileNotFoundError:  # a store folder with nothing in it yet
         listed = []
-    if not listed:
+    linked, odd = ([], []) if is_url(log_dir) else _local_extras(log_dir, listed)
+    listed += linked
+    if not listed and not odd:
         raise LeaderboardError(f"no Inspect logs in {log_dir}")
     logs, unreadable = _readable_logs(listed)
+    unreadable = odd + unreadable
+    if logs:
+        samples, logs = _sample_frames(logs, samples_df, SampleColumn, unreadable)
     if not logs:
         reasons = "; ".join(f"{Path(name).name}: {why}" for name, why in unreadable[:5])
         raise LeaderboardError(f"no readable Inspect logs in {log_dir} ({reasons})")
@@ -219,16 +225,92 @@ def _frames(log_dir: str) -> tuple[Any, Any, list[tuple[str, str]]]:
         ],
         strict=False,
     )[0]
-    samples = samples_df(
-        logs,
-        columns=[
-            SampleColumn("id", path="id", required=True, type=str),
-            SampleColumn("epoch", path="epoch", required=True),
-            SampleColumn("facts", path=_sample_facts, full=True),
-        ],
-        strict=False,
-    )[0]
     return evals, samples, unreadable
+
+
+def _sample_frames(
+    logs: Sequence[str], samples_df: Any, column: Any, unreadable: list[tuple[str, str]]
+) -> tuple[Any, list[str]]:
+    """The samples of every log, read log by log: a log with a sample that cannot be read
+    (a broken sample file inside a good header) is skipped with its reason, the others kept."""
+    import pandas as pd
+
+    columns = [
+        column("id", path="id", required=True, type=str),
+        column("epoch", path="epoch", required=True),
+        column("facts", path=_sample_facts, full=True),
+    ]
+    frames, kept = [], []
+    for name in logs:
+        try:
+            frames.append(samples_df([name], columns=columns, strict=False)[0])
+        except Exception as exc:  # any sample that fails to read is a reason to skip the log
+            unreadable.append((name, f"unreadable sample{_failing_sample(name, exc)}"))
+        else:
+            kept.append(name)
+    return (pd.concat(frames, ignore_index=True) if frames else None), kept
+
+
+def _failing_sample(name: str, exc: BaseException) -> str:
+    """`` s1 (epoch 1) (JSONDecodeError: ...)``: the first sample of the log that cannot be
+    read, and why (the data frame's error does not say which sample it was)."""
+    from inspect_ai.log import read_eval_log_sample, read_eval_log_sample_summaries
+
+    which = ""
+    try:
+        for summary in read_eval_log_sample_summaries(name):
+            try:
+                read_eval_log_sample(name, summary.id, summary.epoch)
+            except Exception as inner:
+                which, exc = f" {summary.id} (epoch {summary.epoch})", inner
+                break
+    except Exception as inner:  # not even the list of samples reads
+        exc = inner
+    return f"{which} ({_reason(exc)})"
+
+
+def _reason(exc: BaseException) -> str:
+    return " ".join(f"{type(exc).__name__}: {exc}".split())[:160]
+
+
+LOG_SUFFIXES = (".eval", ".json")
+"""The names of Inspect's log files."""
+
+
+def _local_extras(folder: str, listed: Sequence[str]) -> tuple[list[str], list[tuple[str, str]]]:
+    """What Inspect's listing of a local folder leaves out without a word: the ``.eval`` files
+    reached through a symbolic link (read like the others), and the log names that are no
+    file to read (a broken or looping link, a pipe, a device, a folder), with the reason."""
+    import os
+    import stat
+
+    from longform_evals.log_store import local_form
+
+    seen = {os.path.realpath(local_form(n)) for n in listed}
+    linked: list[str] = []
+    odd: list[tuple[str, str]] = []
+    for root, dirs, files in os.walk(folder):
+        for name in sorted(files + dirs):
+            if not name.endswith(LOG_SUFFIXES):
+                continue
+            path = os.path.join(root, name)
+            try:
+                mode = os.stat(path).st_mode
+            except OSError as exc:
+                what = "looping" if exc.errno == errno.ELOOP else "broken"
+                odd.append((path, f"unreadable log ({what} symbolic link: {exc.strerror})"))
+                continue
+            if not stat.S_ISREG(mode):
+                kind = "a folder" if stat.S_ISDIR(mode) else "not a regular file"
+                odd.append((path, f"unreadable log ({kind})"))
+            elif (
+                os.path.islink(path)
+                and name.endswith(".eval")
+                and os.path.realpath(path) not in seen
+            ):
+                seen.add(os.path.realpath(path))
+                linked.append(path)
+    return linked, odd
 
 
 def _readable_logs(names: Sequence[str]) -> tuple[list[str], list[tuple[str, str]]]:
@@ -242,8 +324,7 @@ def _readable_logs(names: Sequence[str]) -> tuple[list[str], list[tuple[str, str
         try:
             read_eval_log(name, header_only=True)
         except Exception as exc:  # any failure to read is a reason to skip
-            reason = " ".join(f"{type(exc).__name__}: {exc}".split())
-            unreadable.append((name, f"unreadable log ({reason[:160]})"))
+            unreadable.append((name, f"unreadable log ({_reason(exc)})"))
         else:
             readable.append(name)
     return readable, unreadable

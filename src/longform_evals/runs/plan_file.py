@@ -12,7 +12,11 @@ from __future__ import annotations
 
 import itertools
 import math
+import os
+import re
+import stat
 import tomllib
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +25,7 @@ from typing import Any
 import yaml
 
 from longform_evals.judges.coherence_judges import coherence_modes
-from longform_evals.log_store import is_url, resolve
+from longform_evals.log_store import StoreError, check_writable, is_url, resolve
 from longform_evals.runs.catalogue import TASKS, check_task_args
 
 SELF = "self"
@@ -114,34 +118,183 @@ class Plan:
     """Finished samples a cell's log holds back before writing them to the store."""
 
 
+MAX_PLAN_BYTES = 1_000_000
+"""Size a plan file may have: a plan is a few dozen lines; a bigger file is a mistake."""
 MAX_YAML_DEPTH = 32
 """Nesting a plan may have: a few levels are all any setting needs."""
 MAX_YAML_ALIASES = 64
-"""Aliases (`*name`) a plan may use, so a file of aliases of aliases cannot expand into
-billions of entries when the plan is read."""
+"""Aliases (`*name`) a plan may use."""
+MAX_YAML_NODES = 100_000
+"""Values a plan may hold once its aliases are expanded, so a few aliases of aliases cannot
+stand for billions of entries (each use of an alias counts its whole value again)."""
+_MERGE_TAG = "tag:yaml.org,2002:merge"
 
 
 class _PlanLoader(yaml.SafeLoader):  # type: ignore[misc]  # PyYAML's loaders are untyped
-    """PyYAML's safe loader with a depth and an alias limit (:data:`MAX_YAML_DEPTH`,
-    :data:`MAX_YAML_ALIASES`), refused as a YAML error naming the limit."""
+    """PyYAML's safe loader made strict for plans: a repeated key in one mapping, an alias
+    inside the value it names (a recursive alias), more than :data:`MAX_YAML_ALIASES` aliases,
+    more than :data:`MAX_YAML_DEPTH` levels and more than :data:`MAX_YAML_NODES` values once
+    aliases are expanded are YAML errors naming the key or limit and the line."""
 
-    def __init__(self, stream: str) -> None:
+    def __init__(self, stream: str, name: str) -> None:
         super().__init__(stream)
+        self.name = name  # the marks of errors name the plan file, not "<unicode string>"
         self._depth = 0
         self._aliases = 0
+        self._open_anchors: set[str] = set()
+        self._checked: set[int] = set()
 
     def compose_node(self, parent: Any, index: Any) -> Any:
-        if self.check_event(yaml.AliasEvent):
+        event = self.peek_event()
+        if isinstance(event, yaml.AliasEvent):
             self._aliases += 1
             if self._aliases > MAX_YAML_ALIASES:
-                raise yaml.YAMLError(f"more than {MAX_YAML_ALIASES} aliases")
+                raise _error(f"more than {MAX_YAML_ALIASES} aliases", event.start_mark)
+            if event.anchor in self._open_anchors:
+                raise _error(
+                    f"the alias *{event.anchor} is inside the value &{event.anchor} it names "
+                    "(a recursive alias)",
+                    event.start_mark,
+                )
+        anchor = getattr(event, "anchor", None)
         self._depth += 1
+        if anchor is not None and not isinstance(event, yaml.AliasEvent):
+            self._open_anchors.add(anchor)
         try:
             if self._depth > MAX_YAML_DEPTH:
-                raise yaml.YAMLError(f"nested deeper than {MAX_YAML_DEPTH} levels")
+                raise _error(f"nested deeper than {MAX_YAML_DEPTH} levels", event.start_mark)
             return super().compose_node(parent, index)
         finally:
             self._depth -= 1
+            if anchor is not None and not isinstance(event, yaml.AliasEvent):
+                self._open_anchors.discard(anchor)
+
+    def compose_document(self) -> Any:
+        node = super().compose_document()
+        if _expanded_size(node, {}) > MAX_YAML_NODES:
+            raise _error(
+                f"more than {MAX_YAML_NODES:,} values once its aliases are expanded",
+                node.start_mark,
+            )
+        return node
+
+    def flatten_mapping(self, node: Any) -> None:
+        # Every mapping passes here before its merge keys (`<<: *base`) are folded in, also
+        # one that is itself merged elsewhere: the keys the plan wrote are checked once.
+        if id(node) not in self._checked:
+            self._checked.add(id(node))
+            self._refuse_repeated_keys(node)
+        super().flatten_mapping(node)
+
+    def _refuse_repeated_keys(self, node: Any) -> None:
+        seen: dict[Any, Any] = {}
+        for key_node, _ in node.value:
+            if key_node.tag == _MERGE_TAG:
+                continue  # a key written beside a merge overrides it, as YAML defines
+            key = self.construct_object(key_node, deep=True)
+            try:
+                first = seen.setdefault(key, key_node)
+            except TypeError:
+                continue  # an unhashable key: the base constructor refuses it
+            if first is not key_node:
+                raise _error(
+                    f"the key {key!r} is repeated (first on line {first.start_mark.line + 1}); "
+                    "a mapping gives each key once",
+                    key_node.start_mark,
+                )
+
+
+def _error(problem: str, mark: Any) -> yaml.MarkedYAMLError:
+    return yaml.constructor.ConstructorError(None, None, problem, mark)
+
+
+def _expanded_size(node: Any, sizes: dict[int, int]) -> int:
+    """The values ``node`` stands for with every alias expanded (shared nodes counted at each
+    use, computed once each)."""
+    known = sizes.get(id(node))
+    if known is not None:
+        return known
+    size = 1
+    if isinstance(node, yaml.SequenceNode):
+        size += sum(_expanded_size(child, sizes) for child in node.value)
+    elif isinstance(node, yaml.MappingNode):
+        size += sum(_expanded_size(k, sizes) + _expanded_size(v, sizes) for k, v in node.value)
+    sizes[id(node)] = size
+    return size
+
+
+def _yaml_problem(e: yaml.YAMLError, text: str) -> str:
+    """A YAML error as one line: the line, the column and the problem."""
+    if isinstance(e, yaml.reader.ReaderError):  # a character YAML does not allow
+        line = text.count("\n", 0, e.position) + 1
+        return f"line {line}: the character {chr(e.character)!r} is not allowed in YAML"
+    if isinstance(e, yaml.MarkedYAMLError) and e.problem_mark is not None:
+        mark = e.problem_mark
+        problem = " ".join(str(e.problem or e.context or "").split())
+        return f"line {mark.line + 1}, column {mark.column + 1}: {problem}"
+    return " ".join(str(e).split())
+
+
+def _toml_problem(e: tomllib.TOMLDecodeError, text: str) -> str:
+    """A TOML error with the text of the line it names (tomllib names no key)."""
+    message = " ".join(str(e).split())
+    found = re.search(r"line (\d+)", message)
+    lines = text.splitlines()
+    if found and 0 < int(found.group(1)) <= len(lines):
+        message += f": `{lines[int(found.group(1)) - 1].strip()[:120]}`"
+    if message.startswith(("Cannot overwrite", "Cannot declare")):
+        message += " (a key or table given twice; give each once)"
+    return message
+
+
+_FILE_KINDS = (
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISFIFO, "a named pipe"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+)
+
+
+def _file_kind(mode: int) -> str | None:
+    """What a file that is not a regular file is (None for a regular file)."""
+    if stat.S_ISREG(mode):
+        return None
+    return next((name for test, name in _FILE_KINDS if test(mode)), "not a regular file")
+
+
+def _plan_text(plan_path: Path) -> str:
+    """The text of a plan file, checked to be a regular UTF-8 file of a plan's size before it
+    is opened (a named pipe would block the reader forever)."""
+    try:
+        info = os.stat(plan_path)
+    except (OSError, ValueError) as e:
+        reason = getattr(e, "strerror", None) or str(e)
+        raise PlanError(f"cannot read plan {plan_path}: {reason}") from e
+    kind = _file_kind(info.st_mode)
+    if kind is not None:
+        raise PlanError(f"plan {plan_path} is {kind}, not a regular file; name the plan file")
+    if info.st_size > MAX_PLAN_BYTES:
+        raise PlanError(
+            f"plan {plan_path} is {info.st_size:,} bytes; a plan is at most "
+            f"{MAX_PLAN_BYTES:,} bytes (is it the right file?)"
+        )
+    try:
+        # O_NONBLOCK: if the file was swapped for a pipe since the check, opening cannot hang
+        fd = os.open(plan_path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as f:
+            if _file_kind(os.fstat(f.fileno()).st_mode) is not None:
+                raise PlanError(f"plan {plan_path} is not a regular file")
+            data = f.read(MAX_PLAN_BYTES + 1)
+    except OSError as e:
+        raise PlanError(f"cannot read plan {plan_path}: {e.strerror or e}") from e
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        line = data[: e.start].count(b"\n") + 1
+        raise PlanError(
+            f"plan {plan_path} is not UTF-8 text (byte {e.start}, line {line}); save it as UTF-8"
+        ) from e
 
 
 def read_plan(path: str | Path) -> Plan:
@@ -151,19 +304,22 @@ def read_plan(path: str | Path) -> Plan:
         PlanError: Naming the file and what is wrong in it.
     """
     plan_path = Path(path)
-    try:
-        text = plan_path.read_text(encoding="utf-8-sig")
-    except OSError as e:
-        raise PlanError(f"cannot read plan {plan_path}: {e.strerror or e}") from e
+    if plan_path.suffix not in (".toml", ".yaml", ".yml"):
+        raise PlanError(f"plan {plan_path}: use a .yaml, .yml or .toml file")
+    text = _plan_text(plan_path)
     try:
         if plan_path.suffix == ".toml":
             raw: Any = tomllib.loads(text)
-        elif plan_path.suffix in (".yaml", ".yml"):
-            raw = yaml.load(text, Loader=_PlanLoader)  # a SafeLoader with limits
         else:
-            raise PlanError(f"plan {plan_path}: use a .yaml, .yml or .toml file")
-    except (tomllib.TOMLDecodeError, yaml.YAMLError) as e:
-        raise PlanError(f"plan {plan_path} is not valid {plan_path.suffix[1:]}: {e}") from e
+            loader = _PlanLoader(text, str(plan_path))  # a SafeLoader with limits
+            try:
+                raw = loader.get_single_data()
+            finally:
+                loader.dispose()
+    except tomllib.TOMLDecodeError as e:
+        raise PlanError(f"plan {plan_path} is not valid toml: {_toml_problem(e, text)}") from e
+    except yaml.YAMLError as e:
+        raise PlanError(f"plan {plan_path} is not valid yaml: {_yaml_problem(e, text)}") from e
     except RecursionError as e:
         raise PlanError(f"plan {plan_path}: nested too deeply") from e
     if not isinstance(raw, dict):
@@ -186,7 +342,10 @@ def parse_plan(raw: Mapping[str, Any], path: Path) -> Plan:
     if len(set(names)) != len(names):
         raise fail(f"`models` repeats a model: {', '.join(names)}")
     judge = _judge(raw.get("judge"), fail)
-    if judge.model in names and not raw.get("allow_self_judge"):
+    allow_self = raw.get("allow_self_judge", False)
+    if not isinstance(allow_self, bool):
+        raise fail(f"`allow_self_judge` must be true or false, not {allow_self!r}")
+    if judge.model in names and not allow_self:
         raise fail(
             f"the judge {judge.model} is also an evaluated model, so it would judge its "
             "own output; pick another judge or set `allow_self_judge: true`"
@@ -200,6 +359,7 @@ def parse_plan(raw: Mapping[str, Any], path: Path) -> Plan:
     duplicated = sorted({x for x in labels if labels.count(x) > 1})
     if duplicated:
         raise fail(f"two task variants share the name {', '.join(duplicated)}; name them")
+    _refuse_repeated_cells(variants, fail)
     budget = raw.get("budget") or {}
     if not isinstance(budget, dict):
         raise fail("`budget` must be a mapping with `tokens` and/or `money`")
@@ -219,7 +379,7 @@ def parse_plan(raw: Mapping[str, Any], path: Path) -> Plan:
         raise fail(str(e)) from e
     return Plan(
         path=path,
-        name=str(raw.get("name", path.stem)),
+        name=_name(raw.get("name", path.stem), "`name`", fail),
         log_dir=log_dir,
         models=models,
         judge=judge,
@@ -236,21 +396,50 @@ def parse_plan(raw: Mapping[str, Any], path: Path) -> Plan:
     )
 
 
-def log_location(value: str, base: Path) -> str:
+def log_location(value: str, base: Path, option: str = "`log_dir`") -> str:
     """A plan's (or ``--log-dir``'s) log folder: a store URL as given, a local path made
-    absolute from ``base`` (``~`` expanded).
+    absolute from ``base`` (``~`` expanded) and checked to be a folder that can be written
+    (or made), so a run stops before any model is called.
 
     Raises:
-        ValueError: For a local path that is a file.
+        ValueError: For a local path that is a file, lies under a file or in a folder that
+            cannot be written, or names an unknown user's home (``~name``).
     """
-    location = resolve(value.strip(), base)
-    if not is_url(location) and Path(location).exists() and not Path(location).is_dir():
-        raise ValueError(f"`log_dir` {location} is a file, not a folder")
+    try:
+        location = resolve(value.strip(), base)
+    except (RuntimeError, ValueError, OSError) as e:  # `~nobody/...`, a NUL in the path
+        raise ValueError(f"{option} {value!r} cannot be made a path: {e}") from e
+    if not is_url(location):
+        try:
+            check_writable(location)
+        except StoreError as e:
+            raise ValueError(f"{option} {location} cannot be used: {e}") from e
     return location
 
 
+def _name(value: Any, where: str, fail: Any) -> str:
+    """A plan's or variant's name: a non-empty string (a number is taken as its text)."""
+    if isinstance(value, bool) or not isinstance(value, str | int | float) or not str(value):
+        raise fail(f"{where} must be a non-empty text, not {value!r}")
+    return str(value).strip() or _name(None, where, fail)
+
+
+def _refuse_repeated_cells(variants: list[Variant], fail: Any) -> None:
+    """Two variants that would run the same task with the same arguments on the same samples
+    are one cell named twice: its samples would be run and shown twice."""
+    seen: dict[str, str] = {}
+    for v in variants:
+        key = repr((v.task, sorted(v.args.items(), key=str), v.samples, v.limit))
+        if key in seen:
+            raise fail(
+                f"task variants {seen[key]} and {v.label} are the same cell (same task, "
+                "arguments and samples); keep one"
+            )
+        seen[key] = v.label
+
+
 def _known(raw: Mapping[str, Any], keys: set[str], where: str, fail: Any) -> None:
-    unknown = sorted(set(raw) - keys)
+    unknown = sorted((k for k in raw if k not in keys), key=str)
     if unknown:
         raise fail(
             f"unknown key(s) {', '.join(map(repr, unknown))} in {where}; "
@@ -359,6 +548,25 @@ def _prices(raw: Any, fail: Any) -> dict[str, Price]:
     return prices
 
 
+def _samples(value: Any, i: int, fail: Any) -> tuple[str, ...] | None:
+    """A variant's sample ids: a non-empty list of texts or whole numbers, each once."""
+    if value is None:
+        return None
+    where = f"tasks[{i}].samples"
+    if not isinstance(value, list):
+        raise fail(f"{where} must be a list of sample ids, not {value!r}")
+    if not value:
+        raise fail(f"{where} is empty; list the sample ids to run, or leave `samples` out")
+    wrong = [x for x in value if isinstance(x, bool) or not isinstance(x, str | int)]
+    if wrong:
+        raise fail(f"{where}: {wrong[0]!r} is not a sample id (give texts or whole numbers)")
+    ids = tuple(str(x) for x in value)
+    repeated = [x for x, n in Counter(ids).items() if n > 1]
+    if repeated:
+        raise fail(f"{where} repeats {', '.join(repeated[:5])}; name each sample once")
+    return ids
+
+
 def _variants(entry: Any, i: int, base: Path, fail: Any) -> list[Variant]:
     if isinstance(entry, str):
         entry = {"task": entry}
@@ -372,25 +580,30 @@ def _variants(entry: Any, i: int, base: Path, fail: Any) -> list[Variant]:
     grid = entry.get("variants") or {}
     if not isinstance(grid, dict) or not all(isinstance(v, list) and v for v in grid.values()):
         raise fail(f"tasks[{i}].variants must map argument names to non-empty lists")
-    samples = entry.get("samples")
-    if samples is not None and not isinstance(samples, list):
-        raise fail(f"tasks[{i}].samples must be a list of sample ids")
+    samples = _samples(entry.get("samples"), i, fail)
+    both = sorted((k for k in grid if k in args), key=str)
+    if both:
+        raise fail(
+            f"tasks[{i}]: {', '.join(map(str, both))} given in both `args` and `variants`; "
+            "give each argument in one of them"
+        )
     out = []
     for combo in itertools.product(*grid.values()):
         chosen = {**args, **dict(zip(grid, combo, strict=True))}
         try:
             resolved = check_task_args(task, chosen, base)
-        except ValueError as e:
+        except (ValueError, TypeError) as e:
             raise fail(f"tasks[{i}] ({task}): {e}") from e
         suffix = ",".join(f"{k}={v}" for k, v in zip(grid, combo, strict=True))
-        label = str(entry.get("name") or task) + (f"[{suffix}]" if suffix else "")
+        name = task if entry.get("name") is None else _name(entry["name"], f"tasks[{i}].name", fail)
+        label = name + (f"[{suffix}]" if suffix else "")
         out.append(
             Variant(
                 task=task,
                 label=label,
                 args=resolved,
                 limit=_positive(entry.get("limit"), f"tasks[{i}].limit", fail),
-                samples=None if samples is None else tuple(map(str, samples)),
+                samples=samples,
             )
         )
     return out

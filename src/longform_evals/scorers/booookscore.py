@@ -12,13 +12,18 @@ as the official package's `get_score` does on the annotation file its `get_annot
 
 A summary without words (blank, or only fragments such as "... !!!") is not judged: its values
 are NaN with the reason counted (see `longform_evals.scorers.unscorable`); the wordless
-fragments of a worded summary are not judged and are listed in the metadata.
+fragments of a worded summary are not judged and are listed in the metadata. A summary whose
+judging would pass a work limit (`longform_evals.text.work_limits`: sentences, judge calls,
+judged characters in one call or in all) is not judged either: the calls each mode would make
+are planned first (:func:`coherence_plan`), and the sample is counted `over_limit` with the
+limit named.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from itertools import accumulate
 from typing import Any
 
 from inspect_ai.model import Model
@@ -27,11 +32,14 @@ from inspect_ai.solver import TaskState
 
 from longform_evals.judges.coherence import SentenceVerdict
 from longform_evals.judges.coherence_judges import CoherenceJudging, resolve_mode
+from longform_evals.judges.coherence_probe import PROBES
 from longform_evals.judges.coherence_types import ERROR_TYPES
+from longform_evals.judges.statement_parts import sentence_readings
 from longform_evals.judges.text_check import TextCheck, check_text
 from longform_evals.models.grader import GRADER_ROLE, grader_model, self_judged
 from longform_evals.scorers.limits import unless_limited
 from longform_evals.scorers.unscorable import unscorable_metrics
+from longform_evals.text.work_limits import WorkPlan, excess
 
 _METRICS: dict[str, list[Any]] = {
     "booookscore": [mean(), stderr()],
@@ -63,6 +71,42 @@ def booookscore_values(verdicts: list[SentenceVerdict], judge_calls: int) -> dic
     for t in ERROR_TYPES:
         values[f"rate_{t}"] = sum(1 for v in read if t in v.types) / len(read) if read else math.nan
     return values
+
+
+def coherence_plan(
+    mode: str,
+    sentences: Sequence[str],
+    batch_size: int = 10,
+    layout: str = "quoted",
+    with_readings: bool = False,
+) -> WorkPlan:
+    """The calls a coherence judge in ``mode`` makes for ``sentences`` (first tries), and the
+    judged text they show: the summary in every `sentence` and `batched` call (plus the
+    sentence or the batch), the earlier sentences and the sentence in every probe call (at
+    most one call per probe and sentence, in `probe` and `fitted` mode). Each reading of a
+    sentence (`statement_parts.sentence_readings`, with ``with_readings``) is judged like one
+    more sentence, except by the `fitted` judge."""
+    n = len(sentences)
+    lengths = [len(s) for s in sentences]
+    summary = sum(lengths) + max(n - 1, 0)
+    counted = with_readings and mode != "fitted"
+    readings = [len(sentence_readings(s)) if counted else 0 for s in sentences]
+    if mode == "batched":
+        size = max(batch_size, 1)
+        rounds = [sum(r > k for r in readings) for k in range(max(readings, default=0))]
+        calls = sum(-(-count // size) for count in [n, *rounds])
+        widest = max((sum(lengths[i : i + size]) for i in range(0, n, size)), default=0)
+        return WorkPlan(n, calls, summary + widest, calls * (summary + widest))
+    if mode in ("probe", "fitted"):
+        # Each probe call shows the sentences up to its own: the running totals.
+        upto = list(accumulate(length + 1 for length in lengths))
+        asked = [1 + r for r in readings]
+        judged = len(PROBES) * sum(a * t for a, t in zip(asked, upto, strict=True))
+        return WorkPlan(n, len(PROBES) * sum(asked), summary, judged)
+    # `sentence` mode: the `numbered` layout numbers the lines instead of quoting the sentence.
+    calls = n + sum(readings)
+    shown = summary + (8 * n if layout == "numbered" else max(lengths, default=0))
+    return WorkPlan(n, calls, shown, calls * shown)
 
 
 def _unjudged_score(summary: str, check: TextCheck, mode: str, judge: str) -> Score:
@@ -124,8 +168,15 @@ def booookscore(
         summary = state.output.completion if state.output else ""
         check = check_text(summary, judged=True)
         grader = grader_model(model, model_role)
+        mode = resolve_mode(judging.mode, grader)
+        if not check.problem:
+            plan = coherence_plan(
+                mode, check.sentences, judging.batch_size, judging.layout, judging.readings
+            )
+            over = excess(plan, what=f"booookscore ({mode} mode)")
+            check = check.refused(over) if over else check
         if check.problem:
-            return _unjudged_score(summary, check, resolve_mode(judging.mode, grader), str(grader))
+            return _unjudged_score(summary, check, mode, str(grader))
         verdicts, calls, extra = await judging.judge(grader, check.sentences)
         values = booookscore_values(verdicts, calls)
         return Score(

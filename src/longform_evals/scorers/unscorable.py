@@ -12,7 +12,11 @@ they are listed in `Score.metadata["wordless_fragments"]`.
 Judged scorers (`check_text(..., judged=True)`) also look for text addressed to the judge in
 the sentences they will judge (`longform_evals.judges.injection`): the cues go to
 `Score.metadata["injection_suspect"]` and the value `injection_suspect` (0/1, `count` metric)
-counts the samples; the verdicts are not changed by it.
+counts the samples; the verdicts are not changed by it. A judged text whose judging would
+pass a work limit (too many sentences, judge calls or judged characters:
+`longform_evals.text.work_limits`) is not judged either: its headline values are NaN, the value
+`over_limit` (0/1, `count` metric) counts it and `Score.metadata["over_limit"]` holds the line
+naming the limit and the variable that raises it.
 
 Inspect 0.3.285 already leaves NaN values out of a dict-valued scorer's per-key metrics (and
 out of its epoch reducers), so the headline `mean` / `stderr` stay Inspect's own; its `mean()`
@@ -28,7 +32,7 @@ import numpy as np
 import numpy.typing as npt
 from inspect_ai.scorer import Metric, SampleScore, metric, value_to_float
 
-from longform_evals.judges.text_check import INJECTION_SUSPECT, REASONS, SCORED
+from longform_evals.judges.text_check import INJECTION_SUSPECT, OVER_LIMIT, REASONS, SCORED
 
 
 def _numbers(scores: list[SampleScore]) -> npt.NDArray[np.float64]:
@@ -74,6 +78,6 @@ def count() -> Metric:
 
 def unscorable_metrics(judged: bool = False) -> dict[str, list[Metric]]:
     """The `count` metrics of the `empty_summary`, `no_sentences` and `scored` entries (and of
-    `injection_suspect` for a judged scorer)."""
-    keys = (*REASONS, SCORED, *((INJECTION_SUSPECT,) if judged else ()))
+    `injection_suspect` and `over_limit` for a judged scorer)."""
+    keys = (*REASONS, SCORED, *((INJECTION_SUSPECT, OVER_LIMIT) if judged else ()))
     return {key: [count()] for key in keys}

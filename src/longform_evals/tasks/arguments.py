@@ -5,6 +5,8 @@ from __future__ import annotations
 import functools
 import inspect
 import math
+import os
+import sys
 import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -55,6 +57,9 @@ def strict_parameters(func: Callable[P, R]) -> Callable[P, R]:
                 + f"; its parameters are: {', '.join(valid)}"
             )
             raise readable_error(TaskParameterError(message), message)
+        for name in PATH_PARAMETERS:
+            if name in kwargs:
+                kwargs[name] = given_path(name, kwargs[name])
         for name, value in kwargs.items():
             if name in typed:
                 kwargs[name] = typed[name](func.__name__, name, value)
@@ -191,6 +196,64 @@ PATH_PARAMETERS = ("data", "data_dir", "prompts_dir", "books", "calibration")
 """Task parameters that name files or folders."""
 
 
+def _typed_task_arg(name: str, argv: list[str]) -> str | None:
+    """The text after ``name=`` of the last ``-T`` argument for ``name`` in ``argv``, as
+    typed (Inspect's ``-T`` takes the key with ``-`` or ``_``), or None."""
+    found = None
+    for index, arg in enumerate(argv):
+        if arg == "-T" and index + 1 < len(argv):
+            pair = argv[index + 1]
+        elif arg.startswith("-T") and "=" in arg:
+            pair = arg[2:]
+        else:
+            continue
+        key, sep, text = pair.partition("=")
+        if sep and key.replace("-", "_") == name:
+            found = text
+    return found
+
+
+def _path_exists(text: str) -> bool:
+    """Whether ``text`` names an entry (a broken link too) here or in the launch folder."""
+    launch = longform_evals.LAUNCH_DIR
+    try:
+        return os.path.lexists(text) or (
+            launch is not None and os.path.lexists(os.path.join(launch, text))
+        )
+    except ValueError:  # a NUL character
+        return False
+
+
+def given_path(name: str, value: Any) -> Any:
+    """The file or folder the user named for the path parameter ``name``, as they typed it.
+
+    Inspect reads each ``-T`` value as YAML and splits it at commas, so a file name can reach
+    the task changed: ``a,b.jsonl`` as a list, ``notes #2.jsonl`` cut at the ``#``,
+    ``#draft.jsonl`` and ``~`` as None (the packaged data, silently), ``yes`` as a boolean,
+    ``2024-01-01`` as a date, ``1.50`` as ``1.5``. When the value that arrived names nothing
+    that exists, the text typed after ``-T name=`` on this process's command line is used
+    instead; a list of strings is joined back with commas; a leading ``~`` is expanded to the
+    home folder when that names an entry.
+
+    Args:
+        name: The parameter (one of :data:`PATH_PARAMETERS`).
+        value: What Inspect (or a caller) passed.
+
+    Returns:
+        The path as text, or ``value`` unchanged when nothing better is known.
+    """
+    text = value if isinstance(value, str) else None
+    if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+        text = ",".join(value)
+    typed = _typed_task_arg(name, sys.argv[1:])
+    if typed is not None and typed != text and (text is None or not _path_exists(text)):
+        text = typed
+    if text is not None and text.startswith("~"):
+        home = os.path.expanduser(text)
+        text = home if home != text and _path_exists(home) else text
+    return text if text is not None else value
+
+
 def from_launch_dir(task_args: dict[str, Any]) -> dict[str, Any]:
     """Relative paths among the task arguments, made absolute against the directory the
     command was run from (:data:`longform_evals.LAUNCH_DIR`) where they exist there.
@@ -198,16 +261,19 @@ def from_launch_dir(task_args: dict[str, Any]) -> dict[str, Any]:
     Inspect creates and runs a task of `inspect eval tasks/X.py` in the file's folder, so
     `-T data=my.jsonl` given from the repository root would otherwise be looked for in
     `tasks/`. A path that exists only relative to the task file's folder is left alone.
+    A path Inspect's reading of ``-T`` changed is first taken as typed (:func:`given_path`).
     """
     launch = longform_evals.LAUNCH_DIR
-    if launch is None:
-        return task_args
     resolved = dict(task_args)
     for name in PATH_PARAMETERS:
+        if name in resolved:
+            resolved[name] = given_path(name, resolved[name])
         value = resolved.get(name)
+        if launch is None:
+            continue
         if isinstance(value, str) and value and not Path(value).is_absolute():
             candidate = Path(launch) / value
-            if candidate.exists():
+            if os.path.lexists(candidate):  # a broken link too: its loader names it
                 resolved[name] = str(candidate)
     return resolved
 

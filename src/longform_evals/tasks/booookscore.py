@@ -53,6 +53,7 @@ def booookscore(
     judge_batch: int = 0,
     judge_layout: SentenceLayout = "quoted",
     judge_cache: bool = True,
+    judge_readings: bool = False,
     score_only: bool = False,
     prompts_dir: str | None = None,
     cache: bool = True,
@@ -74,6 +75,9 @@ def booookscore(
         judge_batch: sentences per judge call; > 0 selects batched mode.
         judge_layout: `sentence` mode prompt, `quoted` or `numbered` (see the scorer).
         judge_cache: cache judge calls so summaries can be re-scored without new calls.
+        judge_readings: also judge each sentence judged clear without its asides, woven
+            clauses and extra sentences, keeping the most confusing verdict (a defence
+            against notes to the judge; about 3-4 times the judge calls).
         score_only: score the summaries given in `data` instead of generating them.
         prompts_dir: folder overriding any packaged prompt template.
         cache: cache every summarizer call (Inspect's cache, no expiry; keyed by sample,
@@ -92,6 +96,7 @@ def booookscore(
                 cache=judge_cache,
                 prompts_dir=prompts_dir,
                 layout=judge_layout,
+                readings=judge_readings,
             )
         ),
         summary_statistics(),
@@ -104,7 +109,7 @@ def booookscore(
             dataset=MemoryDataset(load_summaries(data), name="booookscore_given"),
             solver=given_summary(),
             scorer=scorers,
-            version="1.2.0",
+            version="1.3.0",
         )
     check_strategy(strategy, get_args(Strategy))
     return Task(
@@ -122,7 +127,7 @@ def booookscore(
             ),
         ),
         scorer=scorers,
-        version="1.2.0",
+        version="1.3.0",
     )
 
 

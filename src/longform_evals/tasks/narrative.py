@@ -110,7 +110,7 @@ def _narrative_task(
         dataset=MemoryDataset(samples(), name=name),
         solver=solver,
         scorer=scorers,
-        version="1.0.0",
+        version="1.1.0",
         metadata={DATA_SOURCE_KEY: source},
     )
 

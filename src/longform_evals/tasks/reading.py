@@ -71,7 +71,7 @@ def _task(
         dataset=MemoryDataset(samples, name=name),
         solver=reading(task_args["strategy"], settings, offered=_OPTIONS, **options),
         scorer=[*scorers, reading_stats(), limited()],
-        version="1.2.0",
+        version="1.3.0",
         metadata={DATA_SOURCE_KEY: source},
     )
 

@@ -68,6 +68,7 @@ from typing import Any, Literal
 
 from inspect_ai.dataset import Sample
 
+from longform_evals.data.files import folder_files, source_kind
 from longform_evals.data.jsonl import DataError
 from longform_evals.data.labels.schema import (
     JudgeLabelSet,
@@ -280,14 +281,9 @@ def _system(path: Path) -> str:
 
 
 def _files(path: Path) -> list[Path]:
-    if not path.exists():
-        raise DataError(f"{path}: no such file or folder")
-    if not path.is_dir():
+    if source_kind(path, "BooookScore annotation file or folder") == "file":
         return [path]
-    files = sorted(p for p in path.glob("summary-*.json") if p.is_file())
-    if not files:
-        raise DataError(f"{path}: folder holds no BooookScore summary-*.json files")
-    return files
+    return folder_files(path, ".json", "BooookScore summary-*.json files", prefix="summary-")
 
 
 def _check_option(on_missing_span: str) -> None:

@@ -40,6 +40,7 @@ data file itself could not be opened here, so field names and label strings foll
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -47,6 +48,7 @@ from typing import Any
 
 from inspect_ai.dataset import Sample
 
+from longform_evals.data.files import check_file, check_folder, folder_names, source_kind
 from longform_evals.data.jsonl import DataError, read_text
 from longform_evals.data.labels.schema import (
     JudgeLabelSet,
@@ -145,14 +147,13 @@ def _claims(
 
 
 def _fables_file(path: Path) -> Path:
-    if not path.exists():
-        raise DataError(f"{path}: no such file or folder")
-    if not path.is_dir():
+    if source_kind(path, "FABLES.json, FABLES.json.zip or a folder holding one") == "file":
         return path
+    names = folder_names(path)
     for name in ("FABLES.json", "FABLES.json.zip"):
-        for candidate in path.iterdir():
-            if candidate.name.lower() == name.lower() and candidate.is_file():
-                return candidate
+        for candidate in names:
+            if candidate.lower() == name.lower():
+                return check_file(path / candidate, "FABLES file")
     raise DataError(f"{path}: folder holds no FABLES.json (or FABLES.json.zip)")
 
 
@@ -162,8 +163,8 @@ class _Books:
     def __init__(self, books: Mapping[str, str] | str | Path) -> None:
         self.mapping = books if isinstance(books, Mapping) else None
         self.folder = None if isinstance(books, Mapping) else Path(books)
-        if self.folder is not None and not self.folder.is_dir():
-            raise DataError(f"{self.folder}: the books folder does not exist")
+        if self.folder is not None:
+            check_folder(self.folder, "folder of the books' texts (<title>.txt)")
         self.cache: dict[str, str | None] = {}
 
     def where(self) -> str:
@@ -184,13 +185,13 @@ class _Books:
         if "/" in title or "\\" in title or title.startswith("."):
             return None
         path = self.folder / f"{title}.txt"
-        if not path.is_file():
+        if not os.path.lexists(path):  # an entry of that name that is no file is refused
             wanted = f"{title}.txt".lower()
-            matches = [p for p in self.folder.glob("*.txt") if p.name.lower() == wanted]
+            matches = [n for n in folder_names(self.folder) if n.lower() == wanted]
             if len(matches) != 1:
                 return None
-            path = matches[0]
-        text = read_text(path)
+            path = self.folder / matches[0]
+        text = read_text(path, "book text (.txt file)")
         if not text.strip():
             raise DataError(f"{path}: book file is empty")
         return text

@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 from typing import Any, get_args
 
+from longform_evals.data.files import folder_names, source_kind
 from longform_evals.data.jsonl import DataError, jsonl_records
 from longform_evals.data.labels.booookscore import load_booookscore_annotations
 from longform_evals.data.labels.fables import load_fables
@@ -63,8 +64,6 @@ def _json_format(data: Any, path: Path) -> Format:
 
 
 def _jsonl_format(path: Path) -> Format:
-    if path.stat().st_size == 0:
-        raise DataError(f"{path}: file is empty")
     for number, record in jsonl_records(path):
         if "summary" in record and "faithfulness" in record:
             return "longformfact"
@@ -77,7 +76,8 @@ def _jsonl_format(path: Path) -> Format:
 
 
 def _folder_format(folder: Path) -> Format:
-    names = sorted(p.name for p in folder.iterdir() if p.is_file())
+    # every name counts, files or not: a loader then refuses one that is no file, by name
+    names = folder_names(folder)
     found: list[Format] = []
     if any(_REVIEWER_CSV.match(n) for n in names):
         found.append("longsciverify")
@@ -110,16 +110,12 @@ def detect_judge_label_format(path: str | Path) -> Format:
             the path and the formats expected.
     """
     path = Path(path)
-    if not path.exists():
-        raise DataError(f"{path}: no such file or folder")
-    if path.is_dir():
+    if source_kind(path, "human-label file or folder") == "folder":
         return _folder_format(path)
     suffix = path.suffix.lower()
     if suffix == ".jsonl":
         return _jsonl_format(path)
     if suffix == ".csv":
-        if path.stat().st_size == 0:
-            raise DataError(f"{path}: file is empty")
         if _REVIEWER_CSV.match(path.name):
             return "longsciverify"
         raise DataError(

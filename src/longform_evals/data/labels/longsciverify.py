@@ -57,8 +57,7 @@ several, is a DataError.
 
 from __future__ import annotations
 
-import csv
-import io
+import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -67,7 +66,8 @@ from typing import Any
 
 from inspect_ai.dataset import Sample
 
-from longform_evals.data.jsonl import DataError, has_words, read_json, read_text
+from longform_evals.data.files import check_file, csv_table, folder_names, source_kind
+from longform_evals.data.jsonl import DataError, has_words, max_text_chars, read_json, read_text
 from longform_evals.data.labels.schema import (
     JudgeLabelSet,
     PeoplesLabels,
@@ -153,35 +153,29 @@ def _required_columns() -> list[str]:
 
 
 def _read_reviewer(path: Path, name: str) -> _Reviewer:
-    text = read_text(path)
+    text = read_text(path, "LongSciVerify reviewer file (.csv)")
     if not text.strip():
         raise DataError(f"{path}: file is empty")
-    reader = csv.reader(io.StringIO(text))
-    try:
-        header = [h.strip() for h in next(reader)]
-        missing = [c for c in _required_columns() if c not in header]
-        if missing:
-            raise DataError(
-                f"{path}: not a LongSciVerify reviewer file: missing column(s) "
-                f"{', '.join(missing[:6])}{' ...' if len(missing) > 6 else ''}"
-            )
-        rows: dict[str, _Row] = {}
-        last = reader.line_num
-        for values in reader:
-            line, last = last + 1, reader.line_num
-            if not any(v.strip() for v in values):
-                continue
-            if len(values) != len(header):
-                raise DataError(f"{path}:{line}: {len(values)} cells for {len(header)} columns")
-            cells = dict(zip(header, values, strict=True))
-            key = cells["id"].strip()
-            if not key:
-                raise DataError(f"{path}:{line}: empty 'id'")
-            if key in rows:
-                raise DataError(f"{path}:{line}: id {key!r} repeats line {rows[key].line}")
-            rows[key] = _Row(line, cells["id"], cells)
-    except csv.Error as exc:
-        raise DataError(f"{path}:{reader.line_num}: not valid CSV ({exc})") from None
+    header, table = csv_table(text, path, max_text_chars())
+    missing = [c for c in _required_columns() if c not in header]
+    if missing:
+        raise DataError(
+            f"{path}: not a LongSciVerify reviewer file: missing column(s) "
+            f"{', '.join(missing[:6])}{' ...' if len(missing) > 6 else ''}"
+        )
+    rows: dict[str, _Row] = {}
+    for line, values in table:
+        if not any(v.strip() for v in values):
+            continue
+        if len(values) != len(header):
+            raise DataError(f"{path}:{line}: {len(values)} cells for {len(header)} columns")
+        cells = dict(zip(header, values, strict=True))
+        key = cells["id"].strip()
+        if not key:
+            raise DataError(f"{path}:{line}: empty 'id'")
+        if key in rows:
+            raise DataError(f"{path}:{line}: id {key!r} repeats line {rows[key].line}")
+        rows[key] = _Row(line, cells["id"], cells)
     if not rows:
         raise DataError(f"{path}: file holds a header but no rows")
     return _Reviewer(name, path, rows)
@@ -189,11 +183,9 @@ def _read_reviewer(path: Path, name: str) -> _Reviewer:
 
 def _articles(path: Path) -> dict[str, str]:
     """Article id -> the article's text (its sentences one per line)."""
-    if not path.is_file():
+    if not os.path.lexists(path):
         raise DataError(f"{path}: no such file (the articles of the reviewer files next to it)")
-    if path.stat().st_size == 0:
-        raise DataError(f"{path}: file is empty")
-    data = read_json(path)
+    data = read_json(path, "LongSciVerify articles file (<subset>_test.json)")
     if not isinstance(data, list) or not data:
         raise DataError(f"{path}: expected a non-empty JSON list of articles")
     out: dict[str, str] = {}
@@ -271,10 +263,11 @@ def _check_same_rows(reviewers: list[_Reviewer]) -> None:
 
 def _subset_files(folder: Path) -> dict[str, list[tuple[int, Path]]]:
     found: dict[str, list[tuple[int, Path]]] = {}
-    for p in sorted(folder.iterdir()):
-        match = _REVIEWER_CSV.match(p.name)
-        if match and p.is_file():
-            found.setdefault(match["subset"], []).append((int(match["n"]), p))
+    for name in folder_names(folder, "LongSciVerify folder"):
+        match = _REVIEWER_CSV.match(name)
+        if match:  # named like a reviewer file: it must be one (not a folder, a broken link)
+            path = check_file(folder / name, "LongSciVerify reviewer file (.csv)")
+            found.setdefault(match["subset"], []).append((int(match["n"]), path))
     return {subset: sorted(files) for subset, files in sorted(found.items())}
 
 
@@ -382,9 +375,7 @@ def _load_subset(
 
 
 def _folder_and_subset(path: Path, subset: str | None) -> tuple[Path, str | None]:
-    if not path.exists():
-        raise DataError(f"{path}: no such file or folder")
-    if path.is_dir():
+    if source_kind(path, "LongSciVerify folder or file") == "folder":
         return path, subset
     match = _REVIEWER_CSV.match(path.name) or _ARTICLES.match(path.name)
     if match is None:

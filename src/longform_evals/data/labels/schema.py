@@ -50,6 +50,8 @@ from typing import Any, Literal, get_args
 
 from inspect_ai.dataset import Sample
 
+from longform_evals.data.files import check_file
+from longform_evals.data.ids import SampleIds, check_sample_id
 from longform_evals.data.jsonl import DataError, parse_json, read_json
 
 __all__ = [
@@ -135,12 +137,10 @@ class JudgeLabelSet:
     def __post_init__(self) -> None:
         if self.kind not in get_args(Kind):
             raise ValueError(f"kind must be 'coherence' or 'faithfulness', not {self.kind!r}")
-        seen: set[str] = set()
+        ids = SampleIds()  # checked as every loader's ids are, and unique
         for sample in self.samples:
-            key = str(sample.id)
-            if key in seen:
-                raise ValueError(f"{self.source}: sample id {key!r} is not unique")
-            seen.add(key)
+            where = str((sample.metadata or {}).get("source") or self.source)
+            ids.add(str(sample.id), where, "sample id")
 
 
 @dataclass(frozen=True)
@@ -199,6 +199,7 @@ def judge_sample(
         ValueError: If a per-unit list does not have one entry per unit, a flag is not 0, 1 or
             None, or ``unit`` is not one of :data:`Unit` (a loader's bug, not the data's).
     """
+    check_sample_id(sample_id, origin.source, "sample id (built from the file's names)")
     flags, summary_flags = labels.flags, labels.summary_flags
     unit_types, unit_notes = labels.unit_types, labels.unit_notes
     if unit not in get_args(Unit):
@@ -244,8 +245,7 @@ def read_json_or_zip(path: Path) -> Any:
         DataError: If the file is empty, is not valid JSON (or UTF-8), or is a zip file without
             exactly one ``.json`` member.
     """
-    if path.stat().st_size == 0:
-        raise DataError(f"{path}: file is empty")
+    check_file(path, "label file (.json or .zip)")
     if path.suffix.lower() != ".zip":
         return read_json(path)
     try:

@@ -39,6 +39,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Literal, cast
 
+from longform_evals.data.files import check_file
+from longform_evals.data.ids import check_sample_id
 from longform_evals.data.jsonl import DataError, jsonl_records, require_text
 
 Label = Literal["exact", "partial", "wrong", "off"]
@@ -108,12 +110,14 @@ def load_planted_answers(
     """
     if split is not None and split not in SPLITS:
         raise ValueError(f"unknown split {split!r}; expected None or one of {list(SPLITS)}")
-    source = Path(path) if path is not None else bundled_planted_answers()
+    source = check_file(
+        Path(path) if path is not None else bundled_planted_answers(), "planted-answers JSONL file"
+    )
     answers: list[PlantedAnswer] = []
     seen: set[str] = set()
     for line, record in jsonl_records(source):
         where = f"{source}:{line}"
-        question_id = require_text(record, "id", where)
+        question_id = check_sample_id(require_text(record, "id", where), where)
         where = f"{where} (question {question_id})"
         missing = [f for f in _QUESTION_FIELDS if f not in record]
         if missing:
@@ -154,4 +158,6 @@ def load_planted_answers(
             raise DataError(f"{where}: field 'answers' has no answer labelled {lacking}")
         if split is None or record_split == split:
             answers.extend(parsed)
+    if not seen:
+        raise DataError(f"{source}: holds no planted questions (only blank lines)")
     return answers

@@ -12,6 +12,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from longform_evals.data.files import check_file
+from longform_evals.data.ids import SampleIds
 from longform_evals.data.jsonl import DataError, jsonl_records, require_text
 from longform_evals.data.reading_samples import require_mapping
 
@@ -63,11 +65,13 @@ def load_planted_support(path: str | Path | None = None) -> list[PlantedCluster]
             malformed record.
     """
     source = Path(path) if path is not None else bundled_planted_support()
-    if source.is_dir():
-        raise DataError(f"{source} is a folder, not a planted-support JSONL file")
-    if not source.is_file():
-        raise DataError(f"planted-support file not found: {source}")
-    clusters = [_cluster(record, f"{source}:{line}") for line, record in jsonl_records(source)]
+    check_file(source, "planted-support JSONL file")
+    ids = SampleIds()
+    clusters = []
+    for line, record in jsonl_records(source):
+        cluster = _cluster(record, f"{source}:{line}")
+        ids.add(cluster.id, f"{source}:{line}", "cluster id")
+        clusters.append(cluster)
     if not clusters:
         raise DataError(f"{source} holds no planted-support records")
     return clusters
