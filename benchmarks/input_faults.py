@@ -46,11 +46,11 @@ from pathlib import Path
 from types import ModuleType
 
 HERE = Path(__file__).resolve().parent
-REPO = HERE.parent
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
 from fault_cases._case import ENDINGS, OUTCOMES, Case  # noqa: E402
+from plan_at_scale import baseline_tree  # noqa: E402
 
 BAD = ("silent", "crash", "hang")
 
@@ -221,22 +221,9 @@ def _kill(proc: subprocess.Popen[str]) -> None:
 
 @contextmanager
 def baseline_src(revision: str | None) -> Iterator[Path | None]:
-    if revision is None:
-        yield None
-        return
-    folder = Path(tempfile.mkdtemp(prefix="faults-baseline-"))
-    subprocess.run(
-        ["git", "worktree", "add", "--detach", str(folder), revision],
-        cwd=REPO,
-        check=True,
-        capture_output=True,
-    )
-    try:
-        yield folder / "src"
-    finally:
-        subprocess.run(
-            ["git", "worktree", "remove", "--force", str(folder)], cwd=REPO, capture_output=True
-        )
+    """The ``src`` folder of a worktree at ``revision`` (plan_at_scale's), or None."""
+    with baseline_tree(revision) as tree:
+        yield None if tree is None else tree / "src"
 
 
 # --- the report ------------------------------------------------------------------------------
