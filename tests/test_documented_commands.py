@@ -544,6 +544,12 @@ PLAN: dict[str, Run | NotRun] = {
     "python benchmarks/judge_injection.py --table whole.json parts.json": Run(
         group="judge-injection-fourth", note="the two reports written before it"
     ),
+    "python benchmarks/judge_injection.py --model gguf/qwen2.5-coder-1.5b --phrasings sixth "
+    "--faithfulness 2 --coherence 3 --out after.json": Run(group="judge-injection-sixth"),
+    "python benchmarks/judge_injection.py --model gguf/qwen2.5-coder-1.5b --phrasings sixth "
+    "--faithfulness 2 --coherence 3 --whole-only --out whole.json": Run(
+        group="judge-injection-sixth"
+    ),
     # docs/local-models.md
     "inspect eval TASK --model gguf/qwen2.5-coder-1.5b": Run(),
     "inspect eval TASK --model gguf/qwen2.5-coder-0.5b -M n_ctx=8192": Run(

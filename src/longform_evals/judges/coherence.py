@@ -81,7 +81,7 @@ class SentenceVerdict:
     from their words (the provider gave no log-probabilities), or not at all."""
     readings: int = 0
     """How many other readings of the sentence were judged (`statement_parts.sentence_readings`:
-    without its asides, a woven clause or an extra sentence); the most confusing is kept."""
+    without its suspect pieces); the most confusing is kept."""
     more_confusing: str | None = None
     """The reading judged more confusing than the sentence as written, whose judgement was
     kept (None: the sentence's own); a note to the judge left out shows up here."""
@@ -106,8 +106,9 @@ class JudgeSettings:
     demonstrations: str | None = None
     layout: SentenceLayout = "quoted"
     readings: bool = False
-    """Also judge each sentence's readings (without an aside, a woven clause or an extra
-    sentence, `statement_parts.sentence_readings`) and keep the most confusing verdict."""
+    """Also judge each sentence's readings (without its suspect pieces: in another language,
+    naming the verdict word or addressed to the judge, `statement_parts.sentence_readings`)
+    and keep the most confusing verdict."""
 
 
 def _config(settings: JudgeSettings, max_tokens: int) -> GenerateConfig:
@@ -332,7 +333,7 @@ async def _sentence_readings(
         return verdict
     readings: list[str] = []
     others: list[SentenceVerdict] = []
-    for reading in sentence_readings(sentences[i]):
+    for reading in sentence_readings(sentences, i):
         swapped = [*sentences[:i], reading, *sentences[i + 1 :]]
         summary = (
             numbered_lines([as_data(s) for s in swapped])
@@ -359,7 +360,7 @@ async def _batched_readings(
     where those sentences read so; then the most confusing verdict of each sentence.
     Returns the verdicts and the extra calls."""
     readings = {
-        v.index: sentence_readings(sentences[v.index])
+        v.index: sentence_readings(sentences, v.index)
         for v in verdicts
         if v.parsed and not v.confused
     }

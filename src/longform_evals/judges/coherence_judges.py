@@ -96,11 +96,11 @@ class CoherenceJudging(LoggedFields):
         threshold: `probe` mode: one threshold for every type, overriding the calibration.
         layout: `sentence` mode prompt layout, `quoted` or `numbered`.
         readings: `sentence`, `batched` and `probe` modes: a sentence judged clear is also
-            judged as its readings (without an aside, a woven clause or an extra sentence)
-            and the most confusing verdict kept, so a note to the judge cannot clear it
-            (`statement_parts.sentence_readings`; docs/judges.md). Off by default for now:
-            it costs about 3-4 times the judge calls of a clean summary, and the packaged
-            recording and snapshots are not yet re-recorded with it.
+            judged without its suspect pieces (in another language than the summary's,
+            naming the verdict word, or addressed to the judge) and the most confusing
+            verdict kept, so a note to the judge cannot clear it
+            (`statement_parts.sentence_readings`; docs/judges.md). A sentence without a
+            suspect piece, nearly every summary sentence, costs nothing more.
     """
 
     mode: ScorerMode = "auto"
@@ -111,7 +111,7 @@ class CoherenceJudging(LoggedFields):
     calibration: str | None = None
     threshold: float | None = None
     layout: SentenceLayout = "quoted"
-    readings: bool = False
+    readings: bool = True
 
     FIELDS_NAME = "coherence judge fields"
 

@@ -251,8 +251,8 @@ async def probe_readings(
     only_enabled: dict[str, ProbeThreshold] | None = None,
     sources: Counter[str] | None = None,
 ) -> ReadProbes:
-    """Probe a sentence, then its readings (the sentence without an aside, a woven clause
-    or an extra sentence, `statement_parts.sentence_readings`) one by one in its place after
+    """Probe a sentence, then its readings (the sentence without its suspect pieces,
+    `statement_parts.sentence_readings`) one by one in its place after
     the same earlier text, and keep, per probe, the answer that signals the most confusion.
 
     A note to the judge can only make a confusing sentence look clear; a reading without it
@@ -261,7 +261,7 @@ async def probe_readings(
     written costs no extra call). An unreadable answer leaves that probe unreadable.
     """
     thresholds = only_enabled or {p.name: ProbeThreshold(0.5) for p in PROBES}
-    texts = [sentences[index], *sentence_readings(sentences[index])]
+    texts = [sentences[index], *sentence_readings(sentences, index)]
     answers: list[dict[str, float | None]] = []
     calls = 0
     for text in texts:

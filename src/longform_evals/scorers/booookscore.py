@@ -90,7 +90,8 @@ def coherence_plan(
     lengths = [len(s) for s in sentences]
     summary = sum(lengths) + max(n - 1, 0)
     counted = with_readings and mode != "fitted"
-    readings = [len(sentence_readings(s)) if counted else 0 for s in sentences]
+    listed = list(sentences)
+    readings = [len(sentence_readings(listed, i)) if counted else 0 for i in range(n)]
     if mode == "batched":
         size = max(batch_size, 1)
         rounds = [sum(r > k for r in readings) for k in range(max(readings, default=0))]

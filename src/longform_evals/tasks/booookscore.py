@@ -53,7 +53,7 @@ def booookscore(
     judge_batch: int = 0,
     judge_layout: SentenceLayout = "quoted",
     judge_cache: bool = True,
-    judge_readings: bool = False,
+    judge_readings: bool = True,
     score_only: bool = False,
     prompts_dir: str | None = None,
     cache: bool = True,
@@ -75,9 +75,10 @@ def booookscore(
         judge_batch: sentences per judge call; > 0 selects batched mode.
         judge_layout: `sentence` mode prompt, `quoted` or `numbered` (see the scorer).
         judge_cache: cache judge calls so summaries can be re-scored without new calls.
-        judge_readings: also judge each sentence judged clear without its asides, woven
-            clauses and extra sentences, keeping the most confusing verdict (a defence
-            against notes to the judge; about 3-4 times the judge calls).
+        judge_readings: also judge each sentence judged clear without its suspect pieces
+            (in another language, naming the verdict word, or addressed to the judge),
+            keeping the most confusing verdict: a defence against notes to the judge that
+            costs nothing for sentences without such pieces; false: as written only.
         score_only: score the summaries given in `data` instead of generating them.
         prompts_dir: folder overriding any packaged prompt template.
         cache: cache every summarizer call (Inspect's cache, no expiry; keyed by sample,
@@ -109,7 +110,7 @@ def booookscore(
             dataset=MemoryDataset(load_summaries(data), name="booookscore_given"),
             solver=given_summary(),
             scorer=scorers,
-            version="1.3.0",
+            version="1.4.0",
         )
     check_strategy(strategy, get_args(Strategy))
     return Task(
@@ -127,7 +128,7 @@ def booookscore(
             ),
         ),
         scorer=scorers,
-        version="1.3.0",
+        version="1.4.0",
     )
 
 

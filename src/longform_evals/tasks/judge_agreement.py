@@ -151,5 +151,5 @@ def judge_agreement(
             "budget": budget,
             "skipped": [{"where": s.where, "reason": s.reason} for s in labels.skipped],
         },
-        version="1.2.0",
+        version="1.3.0",
     )

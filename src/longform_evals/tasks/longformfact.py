@@ -159,7 +159,7 @@ def longformfact(
         solver=given_summary(),
         scorer=scorer,
         metrics=_metrics(threshold, calibrate, bool(order_names)),
-        version="1.5.0",
+        version="1.6.0",
         metadata={DATA_SOURCE_KEY: source},
     )
 

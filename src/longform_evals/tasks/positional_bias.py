@@ -158,7 +158,7 @@ def positional_bias(
             ),
         ),
         metrics=_metrics(growing),
-        version="1.4.0",
+        version="1.5.0",
     )
 
 
