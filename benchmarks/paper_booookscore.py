@@ -297,6 +297,9 @@ def run_suite(summaries: Mapping[str, str], judge: Model, work: Path) -> EvalLog
             "data": str(data),
             "judge_mode": "sentence",
             "judge_cache": False,
+            # The released verdicts are of sentences as written; the suite's readings without
+            # suspect pieces (a defence against notes to the judge) have none to replay.
+            "judge_readings": False,
         },
         log_dir=str(work / "logs"),
         display="none",

@@ -969,6 +969,7 @@ def run_suite_scorer(
                 "judge_mode": mode,
                 "judge_batch": options.batch_size if batched else 0,
                 "judge_cache": False,
+                "judge_readings": False,  # the official package judges sentences as written
             },
         )
         score_name, name = "booookscore", f"suite {mode}"
@@ -1178,6 +1179,7 @@ def judge_summaries(
             "data": str(data),
             "judge_mode": "sentence",
             "judge_cache": False,
+            "judge_readings": False,  # the official package judges sentences as written
         },
     )
     scores, failures = {}, {}

