@@ -5,10 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from inspect_ai import eval
+from inspect_ai.dataset import Sample
 
 from longform_evals.models.step_usage import step_usage
 from longform_evals.runs.estimate import sample_cost
 from longform_evals.tasks.booookscore import booookscore
+from longform_evals.tasks.cards import task_card
 from longform_evals.tasks.costs import (
     booookscore_judge_cost,
     probes_asked,
@@ -62,3 +64,33 @@ def test_hierarchical_estimate_matches_a_run(tmp_path: Path) -> None:
     steps = step_usage(log.samples[0])
     made = steps["chunk_summary"]["calls"] + steps.get("merge", {}).get("calls", 0)
     assert estimate.calls == made and estimate.input_tokens > 0
+
+
+def _long_sample(words: int) -> Sample:
+    text = " ".join(f"w{i % 97}" for i in range(words))
+    return Sample(
+        id="d1",
+        input="What happens?",
+        target="x",
+        metadata={"document": text, "doc_id": "d1", "dataset": "quality"},
+    )
+
+
+def test_a_strategy_option_left_unset_is_priced_at_the_solvers_own_default() -> None:
+    """`truncate_first` keeps 6,000 words unless told otherwise; the estimate used to guess
+    3,000 (issue 50)."""
+    sample = _long_sample(20_000)
+    args = {"strategy": "truncate_first"}
+    unset = sample_cost("quality", args, sample, 1)
+    assert unset == sample_cost("quality", {**args, "words": 6000}, sample, 1)
+    assert unset != sample_cost("quality", {**args, "words": 3000}, sample, 1)
+    assert task_card("quality").completed(args)["words"] == 6000
+
+
+def test_a_task_parameter_left_unset_is_priced_at_the_tasks_default() -> None:
+    """SQuALITY asks for 200-word summaries; the estimate used to guess 900 (issue 50)."""
+    card = task_card("squality")
+    assert card.completed({})["target_words"] == 200
+    assert card.completed({"target_words": 600})["target_words"] == 600
+    # Unset parameters without a default stay out: the cost functions see nothing for them.
+    assert all(v is not None for v in card.completed({}).values())

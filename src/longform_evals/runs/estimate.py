@@ -4,7 +4,6 @@ explained)."""
 
 from __future__ import annotations
 
-import inspect
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -20,13 +19,11 @@ __all__ = ["Cost", "sample_cost", "variant_cost"]
 def sample_cost(
     task: str, args: Mapping[str, Any], sample: Sample, per_doc: int, judge: str | None = None
 ) -> Cost:
-    """Estimated cost of one sample of ``task`` with ``args``, judged by ``judge``; a
-    strategy left unset is the task's own default."""
+    """Estimated cost of one sample of ``task`` with ``args``, judged by ``judge``; an
+    argument left unset is what the run would use (`TaskCard.completed`: the task's default,
+    or the strategy's own)."""
     card = task_card(task)
-    strategy = inspect.signature(card.factory).parameters.get("strategy")
-    if strategy is not None and "strategy" not in args:
-        args = {**args, "strategy": strategy.default}
-    return card.cost(args, sample, per_doc, judge)
+    return card.cost(card.completed(args), sample, per_doc, judge)
 
 
 def variant_cost(

@@ -94,6 +94,19 @@ class Strategy:
         _, *others = inspect.signature(self.factory).parameters
         return tuple(name for name in others if name not in self.fixed)
 
+    def defaults(self) -> dict[str, Any]:
+        """What each option is when a user gives none: the value ``options`` passes, else
+        the factory's own default (an option without either is left out)."""
+        params = inspect.signature(self.factory).parameters
+        out: dict[str, Any] = {}
+        for name in self.option_names():
+            given = (self.options or {}).get(name)
+            default = params[name].default if name in params else inspect.Parameter.empty
+            value = given if given is not None else default
+            if value is not inspect.Parameter.empty and value is not None:
+                out[name] = value
+        return out
+
     def build(self, settings: Any = None, /, **options: Any) -> Solver:
         """The solver with ``settings`` (default: the family's defaults) and ``options``.
 

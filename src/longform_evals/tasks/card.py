@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from inspect_ai import Task
 
-from longform_evals.solvers.strategies import StrategyFamily, strategy_names
+from longform_evals.solvers.strategies import StrategyFamily, strategy_entry, strategy_names
 
 if TYPE_CHECKING:
     from inspect_ai.dataset import Sample
@@ -123,6 +123,19 @@ class TaskCard:
             for name, p in inspect.signature(self.factory).parameters.items()
             if p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)
         ]
+
+    def completed(self, args: Mapping[str, Any]) -> dict[str, Any]:
+        """The arguments a call with ``args`` runs with, as far as they are known before it
+        runs: each parameter not given takes the task function's default, and an option of
+        the chosen strategy left unset takes that strategy's own default
+        (:meth:`Strategy.defaults`). Parameters still unset (None) are left out."""
+        params = inspect.signature(self.factory).parameters
+        out = {n: p.default for n, p in params.items() if p.default is not p.empty}
+        out.update(args)
+        if self.strategy_family is not None and out.get("strategy") is not None:
+            entry = strategy_entry(self.strategy_family, str(out["strategy"]))
+            out.update({k: v for k, v in entry.defaults().items() if out.get(k) is None})
+        return {k: v for k, v in out.items() if v is not None}
 
     def judged(self, args: Mapping[str, Any]) -> bool:
         """Whether a run with these arguments calls a judge."""
