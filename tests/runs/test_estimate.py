@@ -13,6 +13,8 @@ from longform_evals.tasks.booookscore import booookscore
 from longform_evals.tasks.cards import task_card
 from longform_evals.tasks.costs import (
     booookscore_judge_cost,
+    coherence_mode,
+    probe_calls,
     probes_asked,
     reading_cost,
     summary_cost,
@@ -20,7 +22,13 @@ from longform_evals.tasks.costs import (
 
 
 def test_summary_strategies_scale_with_the_document() -> None:
-    args = {"chunk_size": 1000, "context_window": 8192, "max_summary_tokens": 900}
+    args = {
+        "chunk_size": 1000,
+        "context_window": 8192,
+        "max_summary_tokens": 900,
+        "preprocess": True,
+        "compress": True,
+    }
     assert summary_cost("incremental", 10_000, args).calls == 10
     assert summary_cost("incremental", 20_000, args).calls == 20
     assert summary_cost("full", 100_000, args).calls == 1
@@ -31,20 +39,40 @@ def test_summary_strategies_scale_with_the_document() -> None:
 
 
 def test_reading_work_on_a_document_is_shared_between_its_questions() -> None:
-    one = reading_cost("read_agent_p", 20_000, 1, {})
-    ten = reading_cost("read_agent_p", 20_000, 10, {})
+    args = {"max_words": 600, "max_pages": 5}
+    one = reading_cost("read_agent_p", 20_000, 1, args)
+    ten = reading_cost("read_agent_p", 20_000, 10, args)
     assert ten.calls < one.calls and ten.calls >= 2  # own look-up and answer remain
+    assert ten.steps["lookup"] == one.steps["lookup"] == 1
+    assert ten.steps["gist"] == one.steps["gist"] / 10
     assert reading_cost("full", 20_000, 1, {}).input_tokens > 20_000
-    assert reading_cost("gist_memory", 20_000, 1, {}).calls < one.calls
+    assert reading_cost("gist_memory", 20_000, 1, args).calls < one.calls
 
 
 def test_judge_calls_by_mode() -> None:
-    assert booookscore_judge_cost("batched", 270, 5).judge_calls == 2
-    assert booookscore_judge_cost("sentence", 270, 0).judge_calls == 10
-    assert booookscore_judge_cost("probe", 270, 0).judge_calls == 10 * 8
-    assert booookscore_judge_cost("probe", 270, 0, probes=4).judge_calls == 10 * 4
+    assert booookscore_judge_cost("batched", 10, 5).judge_calls == 2
+    assert booookscore_judge_cost("batched", 10, 0).judge_calls == 1  # the default batch, 10
+    assert booookscore_judge_cost("sentence", 10, 0).judge_calls == 10
+    # uncalibrated: all eight probes, but the first sentence is not asked about earlier text
+    assert booookscore_judge_cost("probe", 10, 0).judge_calls == 2 + 9 * 8
     assert probes_asked("gguf/qwen2.5-coder-1.5b") == 3  # its calibration switches on three
     assert probes_asked("openai/gpt-4o") == 8 and probes_asked(None) == 8
+
+
+def test_auto_mode_is_priced_as_the_judge_it_resolves_to() -> None:
+    """An API judge in `auto` mode makes one call per sentence, not eight probes (issue 50);
+    the embedded judge, or the same model served under its packaged name, probes."""
+    assert coherence_mode("auto", 0, "openai/gpt-4o") == "sentence"
+    assert coherence_mode("auto", 0, "gguf/qwen2.5-coder-1.5b") == "probe"
+    assert coherence_mode("auto", 0, "openai-api/llamacpp/qwen2.5-coder-1.5b") == "probe"
+    assert coherence_mode("probe", 4, "openai/gpt-4o") == "batched"  # a batch size selects it
+    api = booookscore_judge_cost("auto", 10, 0, "openai/gpt-4o")
+    assert api.judge_calls == 10 and api.steps == {"judge": 10}
+
+
+def test_the_fitted_judge_is_priced_at_its_own_probes() -> None:
+    fitted = probe_calls("fitted", "gguf/qwen2.5-coder-1.5b", 10)
+    assert 0 < fitted <= probe_calls("fitted", None, 10) == 2 + 9 * 8
 
 
 def test_hierarchical_estimate_matches_a_run(tmp_path: Path) -> None:

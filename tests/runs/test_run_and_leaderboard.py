@@ -335,3 +335,42 @@ def test_max_tasks_runs_cells_at_once_in_worker_processes(tmp_path: Path) -> Non
     # are shared, each run once
     assert len(ran) == 3, result.output
     assert len(eval_files(logs)) == 3
+
+
+def test_a_plan_fixing_the_judge_of_a_judge_task_is_warned_and_priced_as_it_runs(
+    tmp_path: Path,
+) -> None:
+    """LongFormFact measures the evaluated model as a judge; a plan's fixed judge would judge
+    every row instead. The dry run says so and prices the fixed judge's calls (issue 50)."""
+    records = tmp_path / "lff.jsonl"
+    documents = ["The station opened in May.", "Trains run every hour."]
+    records.write_text(
+        json.dumps(
+            {
+                "id": "r1",
+                "subset": "planted",
+                "summary": "The station opened in May. Trains run hourly.",
+                "faithfulness": 1,
+                "documents": documents,
+            }
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    plan = json.loads(plan_text(tmp_path / "logs", book=False))
+    plan["tasks"] = [{"task": "longformfact", "args": {"data_dir": str(records)}}]
+    path = tmp_path / "plan.yaml"
+    path.write_text(json.dumps(plan), encoding="utf-8")
+    result = run_cli("run", str(path), "--dry-run")
+    assert result.exit_code == 0, result.output
+    assert "measures its judge" in result.output
+    assert "scripted/judge judges every row" in result.output
+    [row, *_] = [line for line in result.output.splitlines() if line.startswith("| scripted/")]
+    cells = [c.strip() for c in row.split("|")]
+    # 2 sentences x (2 documents + all documents at once): judge calls, no model call
+    assert cells[4] == "0" and cells[7] == "6", row
+    plan["judge"] = "self"
+    path.write_text(json.dumps(plan), encoding="utf-8")
+    result = run_cli("run", str(path), "--dry-run")
+    assert result.exit_code == 0, result.output
+    assert "measures its judge" not in result.output

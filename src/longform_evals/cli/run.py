@@ -64,7 +64,7 @@ def run_plan_command(
     """
     from longform_evals.log_store import StoreError, check_writable
     from longform_evals.models.gguf_files import ModelFileError
-    from longform_evals.runs.run_plan import estimate_lines, open_models
+    from longform_evals.runs.run_plan import estimate_lines, fixed_judge_notes, open_models
 
     plan, built = _load(plan_file, log_dir)
     _check_inspect_cache(plan, built)
@@ -80,6 +80,8 @@ def run_plan_command(
     except (ValueError, TypeError, ModelFileError) as e:  # a provider refusing the plan's
         # model arguments, or a model file that cannot be found, checked or assembled
         raise click.ClickException(f"{plan_file}: a model of the plan cannot start: {e}") from e
+    for note in fixed_judge_notes(plan):
+        click.echo(f"longform run: {note}", err=True)
     workers = _start_workers(plan, plan_file, claim_timeout, wait)
     if workers:
         click.echo(f"longform run: started {len(workers)} worker process(es)", err=True)

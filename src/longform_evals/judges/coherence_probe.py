@@ -182,6 +182,18 @@ def thresholds_for(model: str, settings: ProbeSettings) -> tuple[dict[str, Probe
     )
 
 
+def probes_at(index: int, only_enabled: dict[str, ProbeThreshold] | None = None) -> list[Probe]:
+    """The probes asked about sentence ``index`` in the `per_probe` layout, one call each:
+    those switched on (all with ``only_enabled`` None), less, for the first sentence, those
+    about earlier text. The dry run's estimate counts calls with this too."""
+    return [
+        p
+        for p in PROBES
+        if (index > 0 or not p.needs_earlier)
+        and (only_enabled is None or only_enabled[p.name].enabled)
+    ]
+
+
 async def probe_sentence(
     model: Model,
     sentences: list[str],
@@ -198,12 +210,7 @@ async def probe_sentence(
     """
     if settings.layout == "joint":
         return await _probe_sentence_joint(model, sentences, index, settings)
-    asked = [
-        p
-        for p in PROBES
-        if (index > 0 or not p.needs_earlier)
-        and (only_enabled is None or only_enabled[p.name].enabled)
-    ]
+    asked = probes_at(index, only_enabled)
     frame = load_prompt("booookscore", settings.template, settings.prompts_dir)
     earlier = " ".join(sentences[:index]) or _NO_EARLIER_TEXT
     config = GenerateConfig(

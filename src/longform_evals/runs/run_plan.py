@@ -125,6 +125,22 @@ def open_models(plan: Plan) -> tuple[list[Model], dict[str, str | Model]]:
     return [get_model(m.name, **dict(m.args)) for m in plan.models], roles
 
 
+def fixed_judge_notes(plan: Plan) -> list[str]:
+    """A line for each task variant whose evaluated model is the judge under study
+    (LongFormFact) when the plan fixes a judge: the grader role then judges every row, so
+    each model's cell measures that one judge, and the models are never called."""
+    if plan.judge.model is None:
+        return []
+    return [
+        f"warning: task variant {v.label} measures its judge, and the plan's fixed judge "
+        f"{plan.judge.model} judges every row: all {len(plan.models)} model cells measure "
+        f"{plan.judge.model} (the models are not called); remove `judge:` from the plan to "
+        "measure each model as a judge"
+        for v in plan.variants
+        if TASKS[v.task].judged_by == "evaluated"
+    ]
+
+
 def estimate_lines(plan: Plan, built: list[BuiltVariant]) -> list[str]:
     """The dry run's grid: one line per model x variant with its estimated calls and tokens."""
     lines = [
@@ -155,6 +171,7 @@ def estimate_lines(plan: Plan, built: list[BuiltVariant]) -> list[str]:
     )
     judge = plan.judge.model or "each model judges itself"
     lines.append(f"\njudge (grader role): {judge}; mode: {plan.judge.mode or 'task default'}")
+    lines.extend(fixed_judge_notes(plan))
     lines.append(f"log folder: {plan.log_dir}")
     return lines
 

@@ -1,9 +1,18 @@
-"""Rough calls and tokens per sample of a task, for ``longform run --dry-run``.
+"""Calls and tokens per sample of a task, for ``longform run --dry-run``.
 
 A task's cost is its strategy's (the cost function the strategy registry names:
 `solvers/costs.py`, where the shapes are explained) applied to the sample's own document
-lengths in tokens, plus its judge's calls. Each task card names the function of this module
-that estimates one of its samples. An unknown strategy is an error, as it is for the task.
+lengths in tokens, plus its judge's calls, each tallied under the step kind the run's log uses.
+Each task card names the function of this module that estimates one of its samples. The
+arguments are the run's (`TaskCard.completed`): a default is read, never guessed here. An
+unknown strategy is an error, as it is for the task.
+
+What a dry run cannot know is what the model writes: a generated summary is taken to come out
+at half its cap (``max_summary_tokens``) or at its target (``target_words``), in sentences of
+:data:`TOKENS_PER_SENTENCE` tokens (:func:`assumed_sentences`); the judge then makes the calls
+its mode makes on that many sentences, each answered readably the first time. A summary that is
+given (LongFormFact) is counted as the judge will read it. `tests/runs/test_estimate_matches_run.py`
+runs every task x strategy x judge mode and states where the run may differ.
 """
 
 from __future__ import annotations
@@ -15,10 +24,17 @@ from typing import Any
 from inspect_ai.dataset import Sample
 
 from longform_evals.data.multidoc import sample_documents
-from longform_evals.judges.calibration_files import read_calibration
-from longform_evals.judges.coherence_probe import PROBES
-from longform_evals.solvers.costs import ANSWER_TOKENS, Cost, calls
+from longform_evals.judges.coherence_fitted import load_fitted
+from longform_evals.judges.coherence_probe import PROBES, ProbeSettings, probes_at, thresholds_for
+from longform_evals.judges.faithfulness_calibration import load_calibration
+from longform_evals.judges.retrieval import Retrieval
+from longform_evals.judges.statement_parts import as_statements
+from longform_evals.models.gguf_files import packaged_equivalent
+from longform_evals.solvers.costs import ANSWER_TOKENS, TOKENS_PER_WORD, Cost, judge_calls
+from longform_evals.solvers.reading.pagination import page_limits
 from longform_evals.solvers.strategies import StrategyFamily, strategy_entry
+from longform_evals.text import split_sentences
+from longform_evals.text.documents import chunk_documents
 from longform_evals.text.tokens import count_tokens
 
 __all__ = ["Cost"]
@@ -26,50 +42,93 @@ __all__ = ["Cost"]
 JUDGE_DEMOS_TOKENS = 1500
 """The BooookScore judge's instructions and demonstrations."""
 TOKENS_PER_SENTENCE = 27
-PROBES_PER_SENTENCE = len(PROBES)
-"""Probe-mode BooookScore: one call per probe per summary sentence."""
+DEFAULT_JUDGE_BATCH = 10
+"""Sentences per call of the `batched` judge when ``judge_batch`` is 0
+(`CoherenceJudging.batch_size`)."""
+RATER_PROMPT_TOKENS = 600
+
+
+def generated_summary_tokens(args: Mapping[str, Any]) -> float:
+    """The length the estimate takes a generated summary to have: half its cap
+    (``max_summary_tokens``), or its target (``target_words``) where the task asks for one."""
+    if "target_words" in args:
+        return int(args["target_words"]) * TOKENS_PER_WORD
+    return int(args["max_summary_tokens"]) / 2
+
+
+def assumed_sentences(summary_tokens: float) -> int:
+    """The sentences the estimate takes a generated summary of ``summary_tokens`` to have."""
+    return max(1, math.ceil(summary_tokens / TOKENS_PER_SENTENCE))
 
 
 def strategy_cost(
     family: StrategyFamily, args: Mapping[str, Any], docs: list[int], per_doc: int
 ) -> Cost:
-    """The calls of the strategy ``args["strategy"]`` names (`runs.estimate` fills in the
-    task's default) on documents of ``docs`` tokens."""
+    """The calls of the strategy ``args["strategy"]`` names on documents of ``docs`` tokens."""
     return strategy_entry(family, str(args["strategy"])).cost(docs, per_doc, args)
 
 
 def summary_cost(strategy: str, doc: int, args: Mapping[str, Any]) -> Cost:
-    """A book summary by ``strategy`` of a ``doc``-token text."""
+    """A book summary by ``strategy`` of a ``doc``-token text (``args`` complete)."""
     return strategy_entry("summary", strategy).cost([doc], 1, args)
 
 
+def coherence_mode(mode: str, batch: int, judge: str | None) -> str:
+    """The mode the BooookScore scorer judges in (`coherence_judges.resolve_mode`, from the
+    judge's name as the plan gives it): a batch size selects `batched`; `auto` is `probe` for
+    an embedded local judge (or one served under its packaged name), `sentence` otherwise."""
+    if batch > 0:
+        return "batched"
+    if mode != "auto":
+        return mode
+    name = packaged_equivalent(judge) or judge if judge else ""
+    return "probe" if name.startswith("gguf/") else "sentence"
+
+
+def probe_calls(mode: str, judge: str | None, sentences: int) -> int:
+    """Calls of the `probe` (or `fitted`) judge on ``sentences`` sentences: the probes its
+    calibration (or fitted weights) switches on, fewer for the first sentence."""
+    if mode == "fitted":
+        fitted = load_fitted(judge) if judge else None
+        names = set(fitted.probes) if fitted is not None else {p.name for p in PROBES}
+        enabled = {p.name: p.name in names for p in PROBES}
+    else:
+        thresholds, _ = thresholds_for(judge or "", ProbeSettings())
+        enabled = {name: t.enabled for name, t in thresholds.items()}
+    return sum(sum(1 for p in probes_at(i) if enabled[p.name]) for i in range(sentences))
+
+
 def probes_asked(judge: str | None) -> int:
-    """Probes the probe-mode judge asks per sentence: those its calibration switches on (all
-    of them for a judge without a calibration file)."""
-    found = read_calibration("coherence_probe", judge) if judge else None
-    if found is None:
-        return PROBES_PER_SENTENCE
-    probes = found[0].get("probes", {})
-    return max(1, sum(1 for p in probes.values() if p.get("enabled", True)))
+    """Probes the probe-mode judge asks per sentence after the first."""
+    return max(1, probe_calls("probe", judge, 2) - probe_calls("probe", judge, 1))
 
 
 def booookscore_judge_cost(
-    mode: str, summary_tokens: float, batch: int, probes: int = PROBES_PER_SENTENCE
+    mode: str, sentences: int, batch: int, judge: str | None = None, summary_tokens: float = 0
 ) -> Cost:
-    """Judge calls on one summary of ``summary_tokens`` tokens."""
-    sentences = max(1.0, summary_tokens / TOKENS_PER_SENTENCE)
+    """Judge calls on one summary of ``sentences`` sentences (``summary_tokens`` tokens), in
+    ``mode`` (`auto` resolved for ``judge``)."""
+    mode = coherence_mode(mode, batch, judge)
     per_call = JUDGE_DEMOS_TOKENS + summary_tokens
     if mode == "batched":
-        calls: float = math.ceil(sentences / max(1, batch))
-    elif mode in ("probe", "auto"):
-        calls = sentences * probes
+        n: float = math.ceil(sentences / (batch if batch > 0 else DEFAULT_JUDGE_BATCH))
+    elif mode in ("probe", "fitted"):
+        n = probe_calls(mode, judge, sentences)
     else:
-        calls = sentences
-    return Cost(judge_calls=calls, judge_input_tokens=calls * per_call)
+        n = sentences
+    return judge_calls(n, per_call)
+
+
+def generated_summary_judged(
+    mode: str, summary_tokens: float, batch: int, judge: str | None
+) -> Cost:
+    """The coherence judge on a generated summary of ``summary_tokens`` tokens."""
+    sentences = assumed_sentences(summary_tokens)
+    return booookscore_judge_cost(mode, sentences, batch, judge, summary_tokens)
 
 
 def reading_cost(strategy: str, doc: int, questions_on_doc: int, args: Mapping[str, Any]) -> Cost:
-    """One question answered by ``strategy`` over a ``doc``-token text."""
+    """One question answered by ``strategy`` over a ``doc``-token text (``args`` complete)."""
     return strategy_entry("reading", strategy).cost([doc], questions_on_doc, args)
 
 
@@ -80,61 +139,113 @@ def _document_tokens(sample: Sample) -> list[int]:
     return [count_tokens(d) for d in docs]
 
 
+def _with_page_size(args: Mapping[str, Any], sample: Sample) -> dict[str, Any]:
+    """``args`` with ``max_words`` the page size the reader uses on this sample's document:
+    its dataset's (or NarrativeQA ``doc_kind``'s), unless the task was given one."""
+    metadata = sample.metadata or {}
+    _, high = page_limits(
+        metadata.get("dataset"), metadata.get("doc_kind"), args.get("min_words"),
+        args.get("max_words"),
+    )  # fmt: skip
+    return {**args, "max_words": high}
+
+
 def answered_cost(
     args: Mapping[str, Any], sample: Sample, per_doc: int, judge: str | None = None
 ) -> Cost:
     """A question answered by the task's reading strategy, scored without a judge."""
-    return strategy_cost("reading", args, _document_tokens(sample), per_doc)
+    resolved = _with_page_size(args, sample)
+    return strategy_cost("reading", resolved, _document_tokens(sample), per_doc)
 
 
 def rated_answer_cost(
     args: Mapping[str, Any], sample: Sample, per_doc: int, judge: str | None = None
 ) -> Cost:
-    """A question answered by the reading strategy, then LR-1 and LR-2: one rater call each."""
-    return answered_cost(args, sample, per_doc) + Cost(
-        judge_calls=2, judge_input_tokens=2 * (600 + ANSWER_TOKENS)
+    """A question answered by the reading strategy, then LR-1 and LR-2 against each of its
+    references: two rater calls per reference."""
+    target = sample.target
+    references = len(target) if isinstance(target, list) else 1
+    return answered_cost(args, sample, per_doc) + judge_calls(
+        2 * references, RATER_PROMPT_TOKENS + ANSWER_TOKENS
     )
+
+
+def support_judge_cost(
+    docs: list[str],
+    statements: int,
+    judge: str | None,
+    chunking: str | None,
+    retrieval: str | None,
+    include_full: bool,
+) -> Cost:
+    """The faithfulness judge on ``statements`` statements: one call per statement and unit
+    it reads (every unit of the documents, chunked as its calibration or the task says, or
+    the ``k`` units retrieval picks), plus one against all documents with ``include_full``.
+    A statement's parts are judged too when it has them (an aside, a suspect piece): not
+    counted, as they are rare."""
+    calibration = load_calibration(judge or "")
+    units = chunk_documents(docs, chunking or calibration.chunking)
+    reading = Retrieval.parse(retrieval or calibration.retrieval)
+    per_statement = len(units) if reading.retriever == "all" else min(reading.k, len(units))
+    per_statement += 1 if include_full else 0
+    tokens = sum(count_tokens(u.text) for u in units) / max(1, len(units))
+    return judge_calls(statements * per_statement, tokens + TOKENS_PER_SENTENCE)
 
 
 def judged_summary_cost(
     args: Mapping[str, Any], sample: Sample, per_doc: int, judge: str | None = None
 ) -> Cost:
-    """The evaluated model judges each summary sentence against each document chunk."""
-    doc = sum(_document_tokens(sample))
-    judged = count_tokens(str((sample.metadata or {}).get("summary", "")))
-    chunks = max(1, math.ceil(doc / 500))
-    sentences = max(1.0, judged / TOKENS_PER_SENTENCE)
-    return calls(chunks * sentences, 500 + TOKENS_PER_SENTENCE, 1)
+    """The judge under study judges the given summary: each of its statements against each
+    unit of the documents (LongFormFact)."""
+    metadata = sample.metadata or {}
+    docs = sample_documents(metadata, sample.id, default=str(sample.input))
+    summary = str(metadata.get("summary", ""))
+    given = metadata.get("summary_sentences")
+    sentences = [str(s) for s in given] if isinstance(given, list) else split_sentences(summary)
+    return support_judge_cost(
+        docs,
+        len(as_statements(sentences)),
+        judge,
+        args.get("chunking"),
+        args.get("retrieval"),
+        bool(args["include_full"]),
+    )
 
 
 def multidoc_cost(
     args: Mapping[str, Any], sample: Sample, per_doc: int, judge: str | None = None
 ) -> Cost:
     """The summary of all the documents by the strategy, each sentence judged against each
-    document."""
-    docs = _document_tokens(sample)
-    cost = strategy_cost("multidoc", args, docs, per_doc)
-    sentences = int(args.get("max_summary_tokens", 400)) / TOKENS_PER_SENTENCE
-    return cost + Cost(judge_calls=sentences * len(docs), judge_input_tokens=sentences * sum(docs))
+    unit of the documents."""
+    metadata = sample.metadata or {}
+    docs = sample_documents(metadata, sample.id, default=str(sample.input))
+    cost = strategy_cost("multidoc", args, [count_tokens(d) for d in docs], per_doc)
+    sentences = assumed_sentences(generated_summary_tokens(args))
+    return cost + support_judge_cost(
+        docs, sentences, judge, args.get("judge_chunking"), args.get("retrieval"), False
+    )
 
 
 def booookscore_cost(
     args: Mapping[str, Any], sample: Sample, per_doc: int, judge: str | None = None
 ) -> Cost:
-    """A book summary by the strategy, judged by BooookScore in the task's judge mode."""
+    """A book summary by the strategy, judged by BooookScore in the task's judge mode (with
+    ``score_only``, the given summary judged, as many sentences as it has)."""
+    mode, batch = str(args["judge_mode"]), int(args["judge_batch"])
+    if args["score_only"]:
+        summary = str((sample.metadata or {}).get("summary", ""))
+        sentences = len(split_sentences(summary))
+        return booookscore_judge_cost(mode, sentences, batch, judge, count_tokens(summary))
     cost = strategy_cost("summary", args, _document_tokens(sample), per_doc)
-    # Summaries come out at about half their cap.
-    summary = float(args.get("max_summary_tokens", 900)) / 2
-    mode = str(args.get("judge_mode", "auto"))
-    batch = int(args.get("judge_batch", 0))
-    return cost + booookscore_judge_cost(mode, summary, batch, probes_asked(judge))
+    return cost + generated_summary_judged(mode, generated_summary_tokens(args), batch, judge)
 
 
 def narrative_cost(
     args: Mapping[str, Any], sample: Sample, per_doc: int, judge: str | None = None
 ) -> Cost:
-    """A summary by the strategy; BooookScore's sentence judge too with ``coherence``."""
+    """A summary by the strategy; BooookScore's judge (in its `auto` mode) too with
+    ``coherence``, on a summary of the target length."""
     cost = strategy_cost("summary", args, _document_tokens(sample), per_doc)
-    if args.get("coherence"):
-        cost += booookscore_judge_cost("sentence", float(args.get("target_words", 900)), 0)
+    if args["coherence"]:
+        cost += generated_summary_judged("auto", generated_summary_tokens(args), 0, judge)
     return cost
