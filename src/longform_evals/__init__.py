@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING
+
+from longform_evals.about import LAUNCH_DIR, __version__
 
 if TYPE_CHECKING:
     from inspect_ai import Task
@@ -22,8 +23,6 @@ if TYPE_CHECKING:
         quality,
         squality,
     )
-
-__version__ = "0.1.0"
 
 __all__ = [
     "LAUNCH_DIR",
@@ -48,23 +47,9 @@ TASK_NAMES = tuple(__all__[3:])
 quality`); the same functions `inspect eval longform_evals/<name>` runs."""
 
 
-def _working_dir() -> str | None:
-    try:
-        return os.getcwd()
-    except OSError:  # the directory was removed
-        return None
-
-
-LAUNCH_DIR = _working_dir()
-"""The working directory when the package was first imported. `inspect eval` imports it
-(through its plugin entry point) before it changes into a task file's folder, so this is
-where the user ran the command from; `tasks/X.py` resolves relative paths against it."""
-
-
 def __getattr__(name: str) -> Callable[..., Task]:
     """A task function, imported on first use: the tasks import Inspect and most of the
-    package, which `import longform_evals` (and everything that reads `LAUNCH_DIR`) must not
-    pay for."""
+    package, which `import longform_evals` must not pay for."""
     if name not in TASK_NAMES:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     from longform_evals import _registry  # the one place every task is imported

@@ -82,7 +82,7 @@ def test_verdict_words_cues_and_other_scripts(sentence: str, expected: str) -> N
         "Aya performs Chopin's Ballade No. 1",
         "no one answers the door",
         "the yesteryear of the village",
-        "Eleonora di Toledo",  # a foreign name of fewer than three words
+        "Eleonora di Toledo",  # a foreign name: fewer plain words than MIN_WORDS
         "The 1,000 guests leave at 10:30 sharp.",
     ],
 )

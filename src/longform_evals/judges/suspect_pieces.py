@@ -240,9 +240,17 @@ def text_language(texts: Sequence[str]) -> str | None:
     :data:`VOTERS` texts decide), or None when no piece votes or two languages tie (then no
     piece is suspect for its language). A summary whose notes outnumber its story pieces is
     in the notes' language: its story pieces are then the suspect ones, and the readings of
-    notes alone are judged, which no note can turn into a better verdict."""
+    notes alone are judged, which no note can turn into a better verdict.
+
+    Computed once per summary: each sentence's readings ask it again with the same sentences,
+    so the answer is kept for the last summaries seen."""
+    return _voted_language(tuple(texts[:VOTERS]))
+
+
+@lru_cache(maxsize=256)
+def _voted_language(texts: tuple[str, ...]) -> str | None:
     votes: Counter[str] = Counter()
-    for text in texts[:VOTERS]:
+    for text in texts:
         for piece in pieces(text):
             if _plain_words(piece.text) < MIN_WORDS:
                 continue

@@ -80,7 +80,7 @@ from inspect_ai.model import (
 from inspect_ai.tool import ToolChoice, ToolFunction, ToolInfo
 from pydantic import ValidationError
 
-import longform_evals
+from longform_evals import about
 from longform_evals.models.gguf_files import packaged_equivalent
 from longform_evals.models.local_api import LocalModelAPI
 
@@ -307,8 +307,8 @@ def _resolve_path(name: str, path: object) -> Path:
         return packaged_recording(name)
     resolved = Path(str(path)).expanduser()
     # Inspect may change into a task file's folder before creating a role's model.
-    if not resolved.is_absolute() and longform_evals.LAUNCH_DIR is not None:
-        resolved = Path(longform_evals.LAUNCH_DIR) / resolved
+    if not resolved.is_absolute() and about.LAUNCH_DIR is not None:
+        resolved = Path(about.LAUNCH_DIR) / resolved
     return resolved
 
 
@@ -456,7 +456,7 @@ class ReplayModelAPI(LocalModelAPI):
             }
             header = {
                 "model": str(self.recorder),
-                "longform_evals": longform_evals.__version__,
+                "longform_evals": about.__version__,
                 "format": FORMAT,
             }
             _append_line(self.path, record, header)

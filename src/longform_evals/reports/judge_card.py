@@ -27,7 +27,7 @@ from typing import Any
 
 from inspect_ai.log import EvalLog, EvalSample
 
-import longform_evals
+from longform_evals import about
 from longform_evals.analysis.judge_agreement import AgreementFigures, agreement_figures
 from longform_evals.log_store import join, resolve, write_text
 from longform_evals.scorers.judge_agreement_metrics import rows_of_scores
@@ -319,7 +319,7 @@ def card_from_log(
         "figures": as_dict,
         "headline": _headline(figures, kind),
         "date": _run_date(log),
-        "suite_version": longform_evals.__version__,
+        "suite_version": about.__version__,
         "task_version": str(log.eval.task_version),
         "log": _log_name(log),
     }

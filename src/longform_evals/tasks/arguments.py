@@ -15,7 +15,7 @@ from typing import Any, ParamSpec, TypeVar, cast
 
 from pydantic import ConfigDict, PydanticSchemaGenerationError, TypeAdapter, ValidationError
 
-import longform_evals
+from longform_evals import about
 from longform_evals.analysis.ordering import Embed
 from longform_evals.inspect_private import readable_error
 from longform_evals.models.embeddings import load_embedder
@@ -215,7 +215,7 @@ def _typed_task_arg(name: str, argv: list[str]) -> str | None:
 
 def _path_exists(text: str) -> bool:
     """Whether ``text`` names an entry (a broken link too) here or in the launch folder."""
-    launch = longform_evals.LAUNCH_DIR
+    launch = about.LAUNCH_DIR
     try:
         return os.path.lexists(text) or (
             launch is not None and os.path.lexists(os.path.join(launch, text))
@@ -256,14 +256,14 @@ def given_path(name: str, value: Any) -> Any:
 
 def from_launch_dir(task_args: dict[str, Any]) -> dict[str, Any]:
     """Relative paths among the task arguments, made absolute against the directory the
-    command was run from (:data:`longform_evals.LAUNCH_DIR`) where they exist there.
+    command was run from (:data:`longform_evals.about.LAUNCH_DIR`) where they exist there.
 
     Inspect creates and runs a task of `inspect eval tasks/X.py` in the file's folder, so
     `-T data=my.jsonl` given from the repository root would otherwise be looked for in
     `tasks/`. A path that exists only relative to the task file's folder is left alone.
     A path Inspect's reading of ``-T`` changed is first taken as typed (:func:`given_path`).
     """
-    launch = longform_evals.LAUNCH_DIR
+    launch = about.LAUNCH_DIR
     resolved = dict(task_args)
     for name in PATH_PARAMETERS:
         if name in resolved:

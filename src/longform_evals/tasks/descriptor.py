@@ -24,7 +24,7 @@ from typing import Any
 
 import yaml
 
-import longform_evals
+from longform_evals import about
 from longform_evals.tasks.card import TaskCard
 from longform_evals.tasks.cards import TASK_CARDS
 
@@ -120,7 +120,7 @@ def descriptor() -> dict[str, Any]:
         "group": "Long context",
         "contributors": ["longform-evals"],
         "package": "longform-evals",
-        "version": longform_evals.__version__,
+        "version": about.__version__,
         "tasks": tasks,
     }
 
