@@ -51,11 +51,26 @@ def test_each_entry_declares_registered_step_kinds(entry: Strategy) -> None:
 
 @pytest.mark.parametrize("entry", ENTRIES)
 def test_each_entry_prices_a_document_and_grows_with_it(entry: Strategy) -> None:
-    args = {"chunk_size": 1000, "max_words": 400}
+    """Priced with complete arguments (a task's, with the strategy's own defaults), each
+    entry's estimate counts its calls under the step kinds it declares."""
+    args = {
+        "chunk_size": 1000,
+        "context_window": 8192,
+        "max_summary_tokens": 900,
+        "max_words": 400,
+        "words": 6000,
+        "preprocess": True,
+        "compress": True,
+        "k": 3,
+        "max_pages": 5,
+        **entry.defaults(),
+    }
     short = entry.cost([2_000, 2_000], 1, args)
     long = entry.cost([200_000, 200_000], 1, args)
     assert isinstance(short, Cost) and short.calls >= 1 and short.input_tokens > 0
     assert long.input_tokens >= short.input_tokens
+    assert set(long.steps) <= set(entry.steps), set(long.steps) - set(entry.steps)
+    assert sum(long.steps.values()) == pytest.approx(long.calls)
 
 
 @pytest.mark.parametrize("entry", ENTRIES)

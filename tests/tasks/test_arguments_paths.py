@@ -77,5 +77,5 @@ def test_from_launch_dir_takes_the_typed_name_then_resolves_it(
     monkeypatch.setattr(longform_evals.about, "LAUNCH_DIR", str(tmp_path))
     monkeypatch.chdir(Path(__file__).parent)
     monkeypatch.setattr(sys, "argv", ["inspect", "-T", "data=x #1.jsonl"])
-    resolved = from_launch_dir({"data": parse_cli_args(["data=x #1.jsonl"])["data"]})
+    resolved = from_launch_dir({"data": parse_cli_args(["data=x #1.jsonl"])["data"]}, ("data",))
     assert resolved == {"data": str(tmp_path / "x #1.jsonl")}

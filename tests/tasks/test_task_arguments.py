@@ -28,12 +28,12 @@ from longform_evals.tasks.arguments import (
     FRACTION,
     NON_NEGATIVE,
     OPEN_FRACTION,
-    PARAMETER_RANGES,
     POSITIVE,
     Range,
     TaskParameterError,
     _type_checks,
 )
+from longform_evals.tasks.parameters import path_names, ranges, role_names, task_parameters
 
 MODULES = [booookscore, hello, judge_agreement, longformfact, narrative, positional_bias, reading]
 
@@ -68,14 +68,38 @@ def test_the_tasks_are_found() -> None:
     assert {"booookscore", "squality", "booksum", "quality", "longformfact"} <= set(TASKS)
 
 
+def test_every_parameter_of_every_task_says_what_it_is() -> None:
+    """Each parameter carries its `Param` (role, range, path-ness) on the parameter itself, so
+    a new one cannot go unclassified (tasks/parameters.py)."""
+    missing = [
+        f"{task}.{name}"
+        for task, function in TASKS.items()
+        for name, param in task_parameters(function).items()
+        if param is None
+    ]
+    assert not missing, f"annotate these with Annotated[type, Param(...)]: {missing}"
+
+
 def test_every_numeric_parameter_of_every_task_has_a_range() -> None:
     missing = [
         f"{task}.{name}"
         for task, function in TASKS.items()
         for name, hint in _hints(function).items()
-        if _numeric(hint) and name not in PARAMETER_RANGES
+        if _numeric(hint) and name not in ranges(function)
     ]
-    assert not missing, f"add these to PARAMETER_RANGES: {missing}"
+    assert not missing, f"give these a range in their Param: {missing}"
+
+
+def test_the_paths_and_model_side_parameters_are_those_the_tasks_read_as_such() -> None:
+    assert path_names(TASKS["quality"]) == ("data", "prompts_dir")
+    assert path_names(TASKS["judge_agreement"]) == ("data", "calibration", "books", "prompts_dir")
+    assert role_names(TASKS["quality"], "option") == (
+        "max_pages", "layout", "conditional", "k", "words", "min_words", "max_words",
+    )  # fmt: skip
+    assert role_names(TASKS["booksum"], "option") == ("preprocess", "compress")
+    assert set(role_names(TASKS["squality"], "settings")) == {
+        "target_words", "chunk_size", "context_window", "temperature", "prompts_dir", "cache",
+    }  # fmt: skip
 
 
 OUT_OF_RANGE: dict[int, list[Any]] = {
@@ -96,7 +120,7 @@ def _bad_values() -> list[tuple[str, str, Any, str]]:
         for name, hint in _hints(function).items():
             kinds = set(typing.get_args(hint) or (hint,))
             if _numeric(hint):
-                allowed: Range = PARAMETER_RANGES[name]
+                allowed: Range = ranges(function)[name]
                 for value in OUT_OF_RANGE[id(allowed)]:
                     cases.append((task, name, value, f"must be {allowed.says}"))
                 for value in WRONG_TYPE_NUMBER:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from longform_evals.tasks.card import Family, TaskCard
 from longform_evals.tasks.cards import TASK_CARDS
+from longform_evals.tasks.parameters import role_names
 
 __all__ = ["TASKS", "Family", "LmEvalSetupError", "TaskSpec", "task_spec"]
 
@@ -27,18 +28,15 @@ class LmEvalSetupError(ValueError):
 TASKS: dict[str, TaskCard] = {name: card for name, card in TASK_CARDS.items() if card.lm_eval}
 """The suite's tasks under lm-eval, by Inspect task name."""
 
-_NOT_STRATEGY = {
-    "data", "strategy", "coherence", "hard_only", "kind", "query_types", "split", "level",
-    "summaries_only", "rater_rule", "tolerance", "score_only", "focus", "judge_batch",
-    "judge_cache", "judge_layout", "judge_mode", "revision",
-}  # fmt: skip
-
-STRATEGY_PARAMETERS = (
-    frozenset(p for spec in TASKS.values() if spec.family != "judge" for p in spec.parameters())
-    - _NOT_STRATEGY
+STRATEGY_PARAMETERS = frozenset(
+    name
+    for spec in TASKS.values()
+    if spec.family != "judge"
+    for name in role_names(spec.factory, "option", "settings")
 )
-"""Task parameters that shape how a model reads or summarizes: a wrapper's ``model_args`` (the
-others choose data or scoring, and belong to the task's metadata)."""
+"""Task parameters that shape how a model reads or summarizes, by their role
+(`tasks/parameters.py`): a wrapper's ``model_args`` (the others choose data or scoring, and
+belong to the task's metadata; the strategy is the wrapper's own choice)."""
 
 
 def task_spec(name: str) -> TaskSpec:

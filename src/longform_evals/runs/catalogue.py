@@ -8,9 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from longform_evals.judges.coherence_judges import check_mode
-from longform_evals.tasks.arguments import PATH_PARAMETERS, checked_values
+from longform_evals.tasks.arguments import checked_values
 from longform_evals.tasks.card import TaskCard
 from longform_evals.tasks.cards import TASK_CARDS
+from longform_evals.tasks.parameters import path_names
 
 TASKS: dict[str, TaskCard] = TASK_CARDS
 """The tasks a plan may name."""
@@ -38,7 +39,7 @@ def check_task_args(task: str, args: Mapping[str, Any], base: Path) -> dict[str,
     if entry.judge_mode and args.get("judge_mode") is not None:
         check_mode(str(args["judge_mode"]))
     resolved = dict(args)
-    for name in PATH_PARAMETERS:
+    for name in path_names(entry.factory):
         value = resolved.get(name)
         if value is None:
             continue

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import functools
 import inspect
-import math
 import os
 import sys
 import typing
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar, cast
 
@@ -19,11 +18,56 @@ from longform_evals import about
 from longform_evals.analysis.ordering import Embed
 from longform_evals.inspect_private import readable_error
 from longform_evals.models.embeddings import load_embedder
+from longform_evals.tasks.parameters import (
+    COUNT,
+    FRACTION,
+    NON_NEGATIVE,
+    OPEN_FRACTION,
+    POSITIVE,
+    Range,
+    path_names,
+    ranges,
+)
+
+__all__ = [
+    "COUNT",
+    "FRACTION",
+    "NON_NEGATIVE",
+    "OPEN_FRACTION",
+    "POSITIVE",
+    "Range",
+    "TaskParameterError",
+    "call_arguments",
+    "checked_values",
+    "comma_list",
+    "file_entry",
+    "from_launch_dir",
+    "given_path",
+    "similarity_embedder",
+    "strict_parameters",
+]
 
 P = ParamSpec("P")
 R = TypeVar("R")
 
 _UNKNOWN = "unknown_task_args"
+
+
+_CALL: ContextVar[dict[str, Any] | None] = ContextVar("longform_task_call", default=None)
+
+
+def call_arguments() -> dict[str, Any]:
+    """The arguments of the task being built, as :func:`strict_parameters` resolved them once:
+    every parameter, a default where none was given, each value checked (a task body hands
+    them to its family's builder with this, rather than with ``locals()``).
+
+    Raises:
+        RuntimeError: Outside a task function under `@strict_parameters`.
+    """
+    found = _CALL.get()
+    if found is None:
+        raise RuntimeError("call_arguments() is for the body of a task under @strict_parameters")
+    return dict(found)
 
 
 class TaskParameterError(ValueError):
@@ -40,12 +84,14 @@ def strict_parameters(func: Callable[P, R]) -> Callable[P, R]:
     through, and raises :class:`TaskParameterError` naming the unknown ones and listing the
     valid ones. A ``ValueError`` the task raises on a bad value (a ``DataError`` included)
     keeps its class but is made one Inspect's command line prints as a message alone, not a
-    traceback (:func:`~longform_evals.inspect_private.readable_error`).
+    traceback (:func:`~longform_evals.inspect_private.readable_error`). While the task is
+    built, its arguments, checked and with every default bound, are :func:`call_arguments`.
     """
     signature = inspect.signature(func)
     valid = [name for name, p in signature.parameters.items() if p.kind != p.VAR_KEYWORD]
 
     typed = _type_checks(func, valid)
+    paths = path_names(func)
 
     @functools.wraps(func)
     def checked(*args: P.args, **kwargs: P.kwargs) -> R:
@@ -57,16 +103,21 @@ def strict_parameters(func: Callable[P, R]) -> Callable[P, R]:
                 + f"; its parameters are: {', '.join(valid)}"
             )
             raise readable_error(TaskParameterError(message), message)
-        for name in PATH_PARAMETERS:
+        for name in paths:
             if name in kwargs:
                 kwargs[name] = given_path(name, kwargs[name])
         for name, value in kwargs.items():
             if name in typed:
                 kwargs[name] = typed[name](func.__name__, name, value)
+        bound = signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        resolved = _CALL.set(dict(bound.arguments))
         try:
             return func(*args, **kwargs)
         except ValueError as exc:  # a bad value: Inspect prints the message, no traceback
             raise readable_error(exc, f"task {func.__name__!r}: {exc}") from None
+        finally:
+            _CALL.reset(resolved)
 
     catch_all = inspect.Parameter(_UNKNOWN, inspect.Parameter.VAR_KEYWORD, annotation=Any)
     checked.__signature__ = signature.replace(  # type: ignore[attr-defined]
@@ -74,56 +125,6 @@ def strict_parameters(func: Callable[P, R]) -> Callable[P, R]:
     )
     return checked
 
-
-@dataclass(frozen=True)
-class Range:
-    """What a numeric task parameter allows, beyond its type."""
-
-    low: float
-    high: float = math.inf
-    open_ends: bool = False
-    says: str = ""
-
-    def allows(self, value: float) -> bool:
-        if self.open_ends:
-            return self.low < value < self.high
-        return self.low <= value <= self.high
-
-
-POSITIVE = Range(1, says="a positive integer")
-COUNT = Range(0, says="an integer of at least 0")
-FRACTION = Range(0.0, 1.0, says="a number in [0, 1]")
-OPEN_FRACTION = Range(0.0, 1.0, open_ends=True, says="a number in (0, 1)")
-NON_NEGATIVE = Range(0.0, says="a finite number of at least 0")
-
-PARAMETER_RANGES: dict[str, Range] = {
-    **dict.fromkeys(
-        (
-            "answer_max_tokens",
-            "budget",
-            "chunk_size",
-            "context_window",
-            "judge_max_tokens",
-            "k",
-            "max_pages",
-            "max_summary_tokens",
-            "max_tokens",
-            "max_words",
-            "min_words",
-            "target_words",
-            "words",
-        ),
-        POSITIVE,
-    ),
-    "judge_batch": COUNT,  # 0: the judge's default batch
-    "seed": COUNT,
-    "threshold": FRACTION,  # a P(yes) or a share of sentences
-    "calibrate": OPEN_FRACTION,
-    "temperature": NON_NEGATIVE,
-    "tolerance": NON_NEGATIVE,
-}
-"""The range of every numeric task parameter, by name, for every task: a test fails on a
-numeric parameter missing here, so a new one cannot go unchecked."""
 
 _STRICT = ConfigDict(strict=True, allow_inf_nan=False)
 """Types as written: booleans only true/false, integers only whole numbers (not "5", not
@@ -135,7 +136,8 @@ def _type_checks(
 ) -> dict[str, Callable[[str, str, Any], Any]]:
     """A checker per parameter whose annotation pydantic can validate: it returns the value,
     or raises a :class:`TaskParameterError` naming the parameter, the value and what is
-    allowed (the type, strictly, then the range of :data:`PARAMETER_RANGES`). Inspect passes
+    allowed (the type, strictly, then the range its `Param` gives: `tasks/parameters.py`).
+    Inspect passes
     `-T` values as YAML parsed them, so `-T chunk_size=abc` arrives as a string and
     `-T chunk_size=-5` as a number that would fail deep inside the task."""
     try:
@@ -143,6 +145,7 @@ def _type_checks(
     except (NameError, TypeError):  # an annotation that cannot be resolved: nothing checked
         return {}
     checks: dict[str, Callable[[str, str, Any], Any]] = {}
+    allowed = ranges(func)
     for name in names:
         if name not in hints:
             continue
@@ -150,7 +153,7 @@ def _type_checks(
             adapter: TypeAdapter[Any] = TypeAdapter(hints[name], config=_STRICT)
         except (PydanticSchemaGenerationError, TypeError):  # not a plain type: the task checks
             continue
-        checks[name] = functools.partial(_validated, adapter, PARAMETER_RANGES.get(name))
+        checks[name] = functools.partial(_validated, adapter, allowed.get(name))
     return checks
 
 
@@ -190,10 +193,6 @@ def _validated(
     if allowed is not None and number and not allowed.allows(checked):
         raise refuse(f"must be {allowed.says}")
     return checked
-
-
-PATH_PARAMETERS = ("data", "data_dir", "prompts_dir", "books", "calibration")
-"""Task parameters that name files or folders."""
 
 
 def _typed_task_arg(name: str, argv: list[str]) -> str | None:
@@ -236,7 +235,7 @@ def given_path(name: str, value: Any) -> Any:
     home folder when that names an entry.
 
     Args:
-        name: The parameter (one of :data:`PATH_PARAMETERS`).
+        name: The parameter (one whose `Param` says it names a path).
         value: What Inspect (or a caller) passed.
 
     Returns:
@@ -254,7 +253,7 @@ def given_path(name: str, value: Any) -> Any:
     return text if text is not None else value
 
 
-def from_launch_dir(task_args: dict[str, Any]) -> dict[str, Any]:
+def from_launch_dir(task_args: dict[str, Any], paths: tuple[str, ...]) -> dict[str, Any]:
     """Relative paths among the task arguments, made absolute against the directory the
     command was run from (:data:`longform_evals.about.LAUNCH_DIR`) where they exist there.
 
@@ -265,7 +264,7 @@ def from_launch_dir(task_args: dict[str, Any]) -> dict[str, Any]:
     """
     launch = about.LAUNCH_DIR
     resolved = dict(task_args)
-    for name in PATH_PARAMETERS:
+    for name in paths:
         if name in resolved:
             resolved[name] = given_path(name, resolved[name])
         value = resolved.get(name)
@@ -287,9 +286,11 @@ def file_entry(package_task: Callable[..., R]) -> Callable[[Callable[..., R]], C
     """
 
     def wrap(entry: Callable[..., R]) -> Callable[..., R]:
+        paths = path_names(package_task)
+
         @functools.wraps(entry)
         def run(**task_args: Any) -> R:
-            return entry(**from_launch_dir(task_args))
+            return entry(**from_launch_dir(task_args, paths))
 
         run.__signature__ = inspect.signature(package_task)  # type: ignore[attr-defined]
         run.__doc__ = package_task.__doc__

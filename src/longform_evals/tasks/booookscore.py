@@ -9,7 +9,7 @@ inspect eval tasks/booookscore.py --model X -T score_only=true -T data=summaries
 
 from __future__ import annotations
 
-from typing import Literal, get_args
+from typing import Annotated, Literal, get_args
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset
@@ -32,6 +32,20 @@ from longform_evals.tasks import papers, snapshot_fixtures
 from longform_evals.tasks.arguments import strict_parameters
 from longform_evals.tasks.card import Headline, TaskCard
 from longform_evals.tasks.costs import booookscore_cost
+from longform_evals.tasks.parameters import (
+    COUNT,
+    DATA,
+    SCORING,
+    SETTINGS,
+    CacheCalls,
+    ChunkSize,
+    ContextWindow,
+    DataFile,
+    Param,
+    PromptsDir,
+    SummaryTokens,
+    Temperature,
+)
 from longform_evals.vocabulary import ScorerMode
 
 Strategy = Literal["hierarchical", "incremental", "full"]
@@ -42,21 +56,21 @@ offers from :data:`~longform_evals.solvers.strategies.SUMMARY_STRATEGIES`."""
 @task
 @strict_parameters
 def booookscore(
-    strategy: Strategy = "hierarchical",
-    data: str | None = None,
-    chunk_size: int = DEFAULT_CHUNK_SIZE,
-    context_window: int = DEFAULT_CONTEXT_WINDOW,
-    max_summary_tokens: int = DEFAULT_MAX_SUMMARY_TOKENS,
-    temperature: float = DEFAULT_TEMPERATURE,
-    remove_artifacts: bool | None = None,
-    judge_mode: ScorerMode = "auto",
-    judge_batch: int = 0,
-    judge_layout: SentenceLayout = "quoted",
-    judge_cache: bool = True,
-    judge_readings: bool = True,
-    score_only: bool = False,
-    prompts_dir: str | None = None,
-    cache: bool = True,
+    strategy: Annotated[Strategy, Param("strategy")] = "hierarchical",
+    data: DataFile = None,
+    chunk_size: ChunkSize = DEFAULT_CHUNK_SIZE,
+    context_window: ContextWindow = DEFAULT_CONTEXT_WINDOW,
+    max_summary_tokens: SummaryTokens = DEFAULT_MAX_SUMMARY_TOKENS,
+    temperature: Temperature = DEFAULT_TEMPERATURE,
+    remove_artifacts: Annotated[bool | None, SETTINGS] = None,
+    judge_mode: Annotated[ScorerMode, SCORING] = "auto",
+    judge_batch: Annotated[int, Param("scoring", COUNT)] = 0,
+    judge_layout: Annotated[SentenceLayout, SCORING] = "quoted",
+    judge_cache: Annotated[bool, SCORING] = True,
+    judge_readings: Annotated[bool, SCORING] = True,
+    score_only: Annotated[bool, DATA] = False,
+    prompts_dir: PromptsDir = None,
+    cache: CacheCalls = True,
 ) -> Task:
     """Book-length summarization scored with BooookScore and summary statistics.
 

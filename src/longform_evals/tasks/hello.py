@@ -15,6 +15,7 @@ from inspect_ai.solver import generate as generate_solver
 
 from longform_evals.prompts import load_prompt
 from longform_evals.tasks.arguments import strict_parameters
+from longform_evals.tasks.parameters import PromptsDir
 
 # Two short passages written for this project; the answer is stated once in each.
 _SAMPLES = [
@@ -64,7 +65,7 @@ def answer_about_passage(prompts_dir: str | None = None) -> Solver:
 
 @task
 @strict_parameters
-def hello_longform(prompts_dir: str | None = None) -> Task:
+def hello_longform(prompts_dir: PromptsDir = None) -> Task:
     """Ask a model one question about each of two short passages.
 
     Args:

@@ -21,7 +21,7 @@ per-system means). `longform judge-card` runs this task and writes the figures a
 from __future__ import annotations
 
 import hashlib
-from typing import Any
+from typing import Annotated, Any
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
@@ -34,6 +34,15 @@ from longform_evals.scorers.judge_agreement import KINDS, Kind
 from longform_evals.scorers.judge_agreement import judge_agreement as agreement
 from longform_evals.solvers.summarize.given import given_summary
 from longform_evals.tasks.arguments import strict_parameters
+from longform_evals.tasks.parameters import (
+    POSITIVE,
+    SCORING,
+    DataFile,
+    JudgeText,
+    Param,
+    PromptsDir,
+    Threshold,
+)
 from longform_evals.vocabulary import ScorerMode
 
 
@@ -73,18 +82,18 @@ def _check_fits(labels: JudgeLabelSet, kind: Kind) -> None:
 @task
 @strict_parameters
 def judge_agreement(
-    kind: Kind = "coherence",
-    data: str | None = None,
-    budget: int | None = None,
-    mode: ScorerMode = "auto",
-    layout: SentenceLayout = "quoted",
-    calibration: str | None = None,
-    threshold: float | None = None,
-    judge: str = "llm",
-    chunking: str | None = None,
-    books: str | None = None,
-    prompts_dir: str | None = None,
-    retrieval: str | None = None,
+    kind: Annotated[Kind, SCORING] = "coherence",
+    data: DataFile = None,
+    budget: Annotated[int | None, Param("data", POSITIVE)] = None,
+    mode: Annotated[ScorerMode, SCORING] = "auto",
+    layout: Annotated[SentenceLayout, SCORING] = "quoted",
+    calibration: Annotated[str | None, Param("scoring", path=True)] = None,
+    threshold: Threshold = None,
+    judge: Annotated[str, SCORING] = "llm",
+    chunking: JudgeText = None,
+    books: Annotated[str | None, Param("data", path=True)] = None,
+    prompts_dir: PromptsDir = None,
+    retrieval: JudgeText = None,
 ) -> Task:
     """A judge's agreement with people's labels on a human-labelled set.
 

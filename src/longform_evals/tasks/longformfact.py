@@ -16,6 +16,8 @@ part of the data itself (`-T calibrate=0.5`: BACC then covers the other part onl
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.scorer import Metric, mean
@@ -39,6 +41,19 @@ from longform_evals.tasks import papers, snapshot_fixtures
 from longform_evals.tasks.arguments import comma_list, similarity_embedder, strict_parameters
 from longform_evals.tasks.card import Headline, TaskCard
 from longform_evals.tasks.costs import judged_summary_cost
+from longform_evals.tasks.parameters import (
+    DATA,
+    OPEN_FRACTION,
+    POSITIVE,
+    SCORING,
+    DataFile,
+    ItemSubset,
+    JudgeText,
+    Param,
+    PromptsDir,
+    Revision,
+    Threshold,
+)
 
 PUBLISHED = Published(LONGFORMFACT_REPOSITORY)
 
@@ -86,22 +101,22 @@ def _metrics(
 @task
 @strict_parameters
 def longformfact(
-    data_dir: str | None = None,
-    subsets: str | list[str] | None = None,
-    doc_merge: Merge = "max",
-    sentence_merge: Merge = "mean",
-    chunking: str | None = None,
-    include_full: bool = True,
-    threshold: float | None = None,
-    calibrate: float | None = None,
-    prompt: str | None = None,
-    orders: str | list[str] | None = None,
-    ranking: str = "embedding",
-    max_tokens: int = 1,
-    on_mismatch: str = "skip",
-    prompts_dir: str | None = None,
-    retrieval: str | None = None,
-    revision: str = PUBLISHED.pin.revision,
+    data_dir: DataFile = None,
+    subsets: ItemSubset = None,
+    doc_merge: Annotated[Merge, SCORING] = "max",
+    sentence_merge: Annotated[Merge, SCORING] = "mean",
+    chunking: JudgeText = None,
+    include_full: Annotated[bool, SCORING] = True,
+    threshold: Threshold = None,
+    calibrate: Annotated[float | None, Param("scoring", OPEN_FRACTION)] = None,
+    prompt: JudgeText = None,
+    orders: ItemSubset = None,
+    ranking: Annotated[str, DATA] = "embedding",
+    max_tokens: Annotated[int, Param("scoring", POSITIVE)] = 1,
+    on_mismatch: Annotated[str, DATA] = "skip",
+    prompts_dir: PromptsDir = None,
+    retrieval: JudgeText = None,
+    revision: Revision = PUBLISHED.pin.revision,
 ) -> Task:
     """Meta-evaluation of the LLM faithfulness judge on LongFormFact.
 

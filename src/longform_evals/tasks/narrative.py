@@ -20,12 +20,11 @@ question about the story: every strategy's prompts carry it (`solvers.common.que
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Annotated, Any
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.scorer import Scorer
-from inspect_ai.solver import Solver
 
 from longform_evals.data.booksum import BOOKSUM_HF_DATASET, load_booksum, load_booksum_hf
 from longform_evals.data.sources import DATA_SOURCE_KEY, Published, data_source
@@ -39,9 +38,26 @@ from longform_evals.scorers.summary_stats import summary_statistics
 from longform_evals.solvers.settings import DEFAULT_CHUNK_SIZE, DEFAULT_CONTEXT_WINDOW
 from longform_evals.solvers.strategies import SummarySettings, summary_solver
 from longform_evals.tasks import papers, snapshot_fixtures
-from longform_evals.tasks.arguments import strict_parameters
+from longform_evals.tasks.arguments import call_arguments, strict_parameters
 from longform_evals.tasks.card import Headline, TaskCard, with_coherence
 from longform_evals.tasks.costs import narrative_cost
+from longform_evals.tasks.parameters import (
+    DATA,
+    CacheCalls,
+    ChunkSize,
+    Coherence,
+    ContextWindow,
+    DataFile,
+    PromptsDir,
+    Revision,
+    Stage,
+    StrategyName,
+    StrategyTemperature,
+    TargetWords,
+    Tolerance,
+    chosen_options,
+    role_names,
+)
 from longform_evals.tasks.snapshot_fixtures import SnapshotFixture
 
 BOOKSUM_PUBLISHED = Published(BOOKSUM_HF_DATASET, "test")
@@ -50,24 +66,6 @@ SQUALITY_PUBLISHED = Published(SQUALITY_HF_DATASET, "validation")
 SQUALITY_TARGET_WORDS = 200
 """SQuALITY references run to about 225 words on average (median about 165, middle half
 115-315 words, in the 60 references of three dev stories); 200 sits between the two."""
-
-
-def narrative_solver(
-    strategy: str,
-    settings: SummarySettings,
-    preprocess: bool,
-    compress: bool,
-) -> Solver:
-    """The summarizer of any strategy in the table, asked for ``settings.target_words``.
-
-    ``preprocess`` and ``compress`` switch stages of ``nexus_sum`` (the ablations). Only a
-    switch turned off is passed on: the other strategies have no stages, so they accept the
-    task's defaults and refuse a switch turned off.
-    """
-    switched_off = {
-        name: False for name, on in (("preprocess", preprocess), ("compress", compress)) if not on
-    }
-    return summary_solver(strategy, settings, **switched_off)
 
 
 def narrative_scorers(target_words: int, tolerance: float, coherence: bool) -> list[Scorer]:
@@ -83,29 +81,27 @@ def narrative_scorers(target_words: int, tolerance: float, coherence: bool) -> l
     return [*scorers, booookscore_scorer(), limited()] if coherence else [*scorers, limited()]
 
 
-_SETTINGS = ("chunk_size", "context_window", "target_words", "temperature", "prompts_dir", "cache")
-"""The task parameters both narrative tasks pass on to `SummarySettings`."""
-
-
 def _narrative_task(
     name: str,
     samples: Callable[[], list[Sample]],
-    task_args: dict[str, Any],
     source: dict[str, Any],
     question_key: str | None = None,
 ) -> Task:
-    """A narrative task from its arguments: scorers and solver first (a bad strategy fails
-    before the data is read), then the samples; ``source`` (where they came from) goes into
-    the log's metadata."""
+    """The narrative task being built, from its arguments (`call_arguments`): scorers and
+    solver first (a bad strategy fails before the data is read), then the samples; ``source``
+    (where they came from) goes into the log's metadata."""
+    task_args = call_arguments()
     scorers = narrative_scorers(
         task_args["target_words"], task_args["tolerance"], task_args["coherence"]
     )
+    factory = _FACTORIES[name]
     settings = SummarySettings(
-        **{key: task_args[key] for key in _SETTINGS}, question_key=question_key
+        **{key: task_args[key] for key in role_names(factory, "settings")},
+        question_key=question_key,
     )
-    solver = narrative_solver(
-        task_args["strategy"], settings, task_args["preprocess"], task_args["compress"]
-    )
+    # nexus_sum's stages (`preprocess`, `compress`) are options: only a stage switched off is
+    # passed, which the strategies without stages refuse
+    solver = summary_solver(task_args["strategy"], settings, **chosen_options(factory, task_args))
     return Task(
         dataset=MemoryDataset(samples(), name=name),
         solver=solver,
@@ -118,20 +114,20 @@ def _narrative_task(
 @task
 @strict_parameters
 def booksum(
-    data: str | None = None,
-    level: str | None = None,
-    strategy: str = "hierarchical",
-    target_words: int = 900,
-    tolerance: float = 0.1,
-    chunk_size: int = DEFAULT_CHUNK_SIZE,
-    context_window: int = DEFAULT_CONTEXT_WINDOW,
-    temperature: float | None = None,
-    coherence: bool = False,
-    prompts_dir: str | None = None,
-    preprocess: bool = True,
-    compress: bool = True,
-    cache: bool = True,
-    revision: str = BOOKSUM_PUBLISHED.pin.revision,
+    data: DataFile = None,
+    level: Annotated[str | None, DATA] = None,
+    strategy: StrategyName = "hierarchical",
+    target_words: TargetWords = 900,
+    tolerance: Tolerance = 0.1,
+    chunk_size: ChunkSize = DEFAULT_CHUNK_SIZE,
+    context_window: ContextWindow = DEFAULT_CONTEXT_WINDOW,
+    temperature: StrategyTemperature = None,
+    coherence: Coherence = False,
+    prompts_dir: PromptsDir = None,
+    preprocess: Stage = True,
+    compress: Stage = True,
+    cache: CacheCalls = True,
+    revision: Revision = BOOKSUM_PUBLISHED.pin.revision,
 ) -> Task:
     """BookSum chapters or books, summarized and compared with the reference summaries.
 
@@ -163,27 +159,27 @@ def booksum(
             return load_booksum(data, level=level)
         return load_booksum_hf(revision=revision)
 
-    return _narrative_task("booksum", samples, locals(), source)
+    return _narrative_task("booksum", samples, source)
 
 
 @task
 @strict_parameters
 def squality(
-    data: str | None = None,
-    strategy: str = "hierarchical",
-    target_words: int = SQUALITY_TARGET_WORDS,
-    tolerance: float = 0.1,
-    chunk_size: int = DEFAULT_CHUNK_SIZE,
-    context_window: int = DEFAULT_CONTEXT_WINDOW,
-    temperature: float | None = None,
-    coherence: bool = False,
-    prompts_dir: str | None = None,
-    preprocess: bool = True,
-    compress: bool = True,
-    focus: bool = True,
-    split: str = "validation",
-    cache: bool = True,
-    revision: str = SQUALITY_PUBLISHED.pin.revision,
+    data: DataFile = None,
+    strategy: StrategyName = "hierarchical",
+    target_words: TargetWords = SQUALITY_TARGET_WORDS,
+    tolerance: Tolerance = 0.1,
+    chunk_size: ChunkSize = DEFAULT_CHUNK_SIZE,
+    context_window: ContextWindow = DEFAULT_CONTEXT_WINDOW,
+    temperature: StrategyTemperature = None,
+    coherence: Coherence = False,
+    prompts_dir: PromptsDir = None,
+    preprocess: Stage = True,
+    compress: Stage = True,
+    focus: Annotated[bool, DATA] = True,
+    split: Annotated[str, DATA] = "validation",
+    cache: CacheCalls = True,
+    revision: Revision = SQUALITY_PUBLISHED.pin.revision,
 ) -> Task:
     """SQuALITY: question-focused summaries of short stories, against four references each.
 
@@ -223,7 +219,7 @@ def squality(
             return load_squality(data)
         return load_squality_hf(split, revision=revision)
 
-    return _narrative_task("squality", samples, locals(), source, "question" if focus else None)
+    return _narrative_task("squality", samples, source, "question" if focus else None)
 
 
 _HEADLINES = (
@@ -257,6 +253,9 @@ def _card(
         snapshot=snapshot,
     )
 
+
+_FACTORIES: dict[str, Callable[..., Task]] = {"booksum": booksum, "squality": squality}
+"""Each narrative task's function, whose parameters say which are settings and options."""
 
 BOOKSUM_CARD = _card(
     "booksum",

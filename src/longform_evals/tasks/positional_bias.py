@@ -18,6 +18,7 @@ faithfulness (Figure 2 / 4), each with a 95 % bootstrap interval over samples
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
@@ -40,6 +41,24 @@ from longform_evals.tasks import papers, snapshot_fixtures
 from longform_evals.tasks.arguments import comma_list, similarity_embedder, strict_parameters
 from longform_evals.tasks.card import Headline, TaskCard
 from longform_evals.tasks.costs import multidoc_cost
+from longform_evals.tasks.parameters import (
+    COUNT,
+    DATA,
+    POSITIVE,
+    SCORING,
+    CacheCalls,
+    ContextWindow,
+    ItemSubset,
+    JudgeText,
+    Param,
+    PromptsDir,
+    RequiredData,
+    StrategyName,
+    SummaryTokens,
+    Temperature,
+    Threshold,
+    chosen_options,
+)
 
 __all__ = ["positional_bias"]
 
@@ -75,25 +94,25 @@ def _metrics(growing: bool) -> dict[str, list[Metric]]:
 @task
 @strict_parameters
 def positional_bias(
-    data: str,
-    strategy: str = "plain",
-    orders: bool = True,
-    order_names: str | list[str] | None = None,
-    growing: bool = False,
-    ranking: str = "embedding",
-    judge_chunking: str | None = None,
-    doc_merge: Merge = "max",
-    sentence_merge: Merge = "mean",
-    threshold: float | None = None,
-    judge_max_tokens: int = 1,
-    max_summary_tokens: int = 400,
-    context_window: int = DEFAULT_CONTEXT_WINDOW,
-    temperature: float = 0.5,
-    k: int = 3,
-    seed: int = 0,
-    prompts_dir: str | None = None,
-    cache: bool = True,
-    retrieval: str | None = None,
+    data: RequiredData,
+    strategy: StrategyName = "plain",
+    orders: Annotated[bool, DATA] = True,
+    order_names: ItemSubset = None,
+    growing: Annotated[bool, DATA] = False,
+    ranking: Annotated[str, DATA] = "embedding",
+    judge_chunking: JudgeText = None,
+    doc_merge: Annotated[Merge, SCORING] = "max",
+    sentence_merge: Annotated[Merge, SCORING] = "mean",
+    threshold: Threshold = None,
+    judge_max_tokens: Annotated[int, Param("scoring", POSITIVE)] = 1,
+    max_summary_tokens: SummaryTokens = 400,
+    context_window: ContextWindow = DEFAULT_CONTEXT_WINDOW,
+    temperature: Temperature = 0.5,
+    k: Annotated[int, Param("option", POSITIVE)] = 3,
+    seed: Annotated[int, Param("option", COUNT)] = 0,
+    prompts_dir: PromptsDir = None,
+    cache: CacheCalls = True,
+    retrieval: JudgeText = None,
 ) -> Task:
     """Faithfulness of generated multi-document summaries, per document order and position.
 
@@ -141,9 +160,8 @@ def positional_bias(
         prompts_dir=prompts_dir,
         cache=cache,
     )
-    # k and seed belong to the calibration strategy; the others ignore them
-    own = {"k": k, "seed": seed}
-    solver = entry.build(settings, **{n: own[n] for n in entry.option_names() if n in own})
+    # k and seed are the calibration strategy's; another strategy refuses a value set for them
+    solver = entry.build(settings, **chosen_options(positional_bias, {"k": k, "seed": seed}))
     samples = _samples(data, growing, orders, order_names, ranking)
     return Task(
         dataset=MemoryDataset(samples, name=f"positional_bias:{Path(data).stem}"),

@@ -16,7 +16,7 @@ compression rate, pages looked up, words consumed per question.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Annotated, Any
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
@@ -38,38 +38,55 @@ from longform_evals.scorers.rouge import rouge
 from longform_evals.solvers.reading.strategies import reading
 from longform_evals.solvers.settings import ReadingSettings
 from longform_evals.tasks import papers, snapshot_fixtures
-from longform_evals.tasks.arguments import comma_list, strict_parameters
+from longform_evals.tasks.arguments import call_arguments, comma_list, strict_parameters
 from longform_evals.tasks.card import Headline, TaskCard
 from longform_evals.tasks.costs import answered_cost, rated_answer_cost
+from longform_evals.tasks.parameters import (
+    DATA,
+    AnswerTokens,
+    CacheCalls,
+    Conditional,
+    DataFile,
+    ItemSubset,
+    Pages,
+    PromptsDir,
+    RaterRule,
+    ReaderLayout,
+    RequiredData,
+    Revision,
+    StrategyName,
+    Words,
+    chosen_options,
+    role_names,
+)
 
 QUALITY_PUBLISHED = Published(QUALITY_HF_DATASET, "validation")
 NARRATIVEQA_PUBLISHED = Published(NARRATIVEQA_HF_DATASET, "test")
-
-_OPTIONS = ("max_pages", "layout", "conditional", "k", "words", "min_words", "max_words")
-"""The task parameters every reading task passes on as its strategy's options (an error
-names those the strategy takes)."""
 
 
 def _task(
     name: str,
     samples: list[Sample],
-    task_args: dict[str, Any],
     scorers: list[Scorer],
     source: dict[str, Any],
 ) -> Task:
-    """A reading task: the strategy named in ``task_args`` with the options the user set
-    (None: the strategy's default) and the shared settings; ``source`` (where the samples
-    came from) goes into the log's metadata."""
+    """The reading task being built (its arguments: `call_arguments`): the strategy named
+    there with the options (the parameters whose role is ``option``, `tasks/parameters.py`)
+    the user set (None: the strategy's default) and the shared settings; ``source`` (where
+    the samples came from) goes into the log's metadata."""
+    task_args = call_arguments()
     answer_max_tokens = task_args["answer_max_tokens"]
     settings = ReadingSettings(
         prompts_dir=task_args["prompts_dir"],
         cache=task_args["cache"],
         **({} if answer_max_tokens is None else {"answer_max_tokens": answer_max_tokens}),
     )
-    options = {k: task_args[k] for k in _OPTIONS if task_args[k] is not None}
+    factory = _FACTORIES[name]
+    offered = role_names(factory, "option")
+    options = chosen_options(factory, task_args)
     return Task(
         dataset=MemoryDataset(samples, name=name),
-        solver=reading(task_args["strategy"], settings, offered=_OPTIONS, **options),
+        solver=reading(task_args["strategy"], settings, offered=offered, **options),
         scorer=[*scorers, reading_stats(), limited()],
         version="1.3.0",
         metadata={DATA_SOURCE_KEY: source},
@@ -79,20 +96,20 @@ def _task(
 @task
 @strict_parameters
 def quality(
-    data: str | None = None,
-    hard_only: bool = False,
-    strategy: str = "read_agent_p",
-    max_pages: int | None = None,
-    layout: str | None = None,
-    conditional: bool | None = None,
-    k: int | None = None,
-    words: int | None = None,
-    min_words: int | None = None,
-    max_words: int | None = None,
-    answer_max_tokens: int | None = None,
-    prompts_dir: str | None = None,
-    cache: bool = True,
-    revision: str = QUALITY_PUBLISHED.pin.revision,
+    data: DataFile = None,
+    hard_only: Annotated[bool, DATA] = False,
+    strategy: StrategyName = "read_agent_p",
+    max_pages: Pages = None,
+    layout: ReaderLayout = None,
+    conditional: Conditional = None,
+    k: Pages = None,
+    words: Words = None,
+    min_words: Words = None,
+    max_words: Words = None,
+    answer_max_tokens: AnswerTokens = None,
+    prompts_dir: PromptsDir = None,
+    cache: CacheCalls = True,
+    revision: Revision = QUALITY_PUBLISHED.pin.revision,
 ) -> Task:
     """QuALITY: four-way multiple-choice questions on 2-8k-word articles and stories.
 
@@ -122,28 +139,28 @@ def quality(
         samples = load_quality(data, hard_only=hard_only)
     else:
         samples = load_quality_hf(hard_only=hard_only, revision=revision)
-    return _task("quality", samples, locals(), [choice_accuracy()], source)
+    return _task("quality", samples, [choice_accuracy()], source)
 
 
 @task
 @strict_parameters
 def narrativeqa(
-    data: str | None = None,
-    kind: str | None = None,
-    summaries_only: bool = False,
-    strategy: str = "read_agent_p",
-    max_pages: int | None = None,
-    layout: str | None = None,
-    conditional: bool | None = None,
-    k: int | None = None,
-    words: int | None = None,
-    min_words: int | None = None,
-    max_words: int | None = None,
-    answer_max_tokens: int | None = None,
-    prompts_dir: str | None = None,
-    rater_rule: str = "auto",
-    cache: bool = True,
-    revision: str = NARRATIVEQA_PUBLISHED.pin.revision,
+    data: DataFile = None,
+    kind: Annotated[str | None, DATA] = None,
+    summaries_only: Annotated[bool, DATA] = False,
+    strategy: StrategyName = "read_agent_p",
+    max_pages: Pages = None,
+    layout: ReaderLayout = None,
+    conditional: Conditional = None,
+    k: Pages = None,
+    words: Words = None,
+    min_words: Words = None,
+    max_words: Words = None,
+    answer_max_tokens: AnswerTokens = None,
+    prompts_dir: PromptsDir = None,
+    rater_rule: RaterRule = "auto",
+    cache: CacheCalls = True,
+    revision: Revision = NARRATIVEQA_PUBLISHED.pin.revision,
 ) -> Task:
     """NarrativeQA: free-form questions on books and movie scripts (or their summaries).
 
@@ -164,26 +181,26 @@ def narrativeqa(
     else:
         samples = load_narrativeqa_hf(kind=kind, summaries_only=summaries_only, revision=revision)
     scorers = [llm_raters(rule=rater_rule), rouge()]
-    return _task("narrativeqa", samples, locals(), scorers, source)
+    return _task("narrativeqa", samples, scorers, source)
 
 
 @task
 @strict_parameters
 def qmsum(
-    data: str,
-    query_types: str | list[str] | None = None,
-    strategy: str = "read_agent_p",
-    max_pages: int | None = None,
-    layout: str | None = None,
-    conditional: bool | None = None,
-    k: int | None = None,
-    words: int | None = None,
-    min_words: int | None = None,
-    max_words: int | None = None,
-    answer_max_tokens: int | None = None,
-    prompts_dir: str | None = None,
-    rater_rule: str = "auto",
-    cache: bool = True,
+    data: RequiredData,
+    query_types: ItemSubset = None,
+    strategy: StrategyName = "read_agent_p",
+    max_pages: Pages = None,
+    layout: ReaderLayout = None,
+    conditional: Conditional = None,
+    k: Pages = None,
+    words: Words = None,
+    min_words: Words = None,
+    max_words: Words = None,
+    answer_max_tokens: AnswerTokens = None,
+    prompts_dir: PromptsDir = None,
+    rater_rule: RaterRule = "auto",
+    cache: CacheCalls = True,
 ) -> Task:
     """QMSum: general and specific queries on meeting transcripts (free-form answers).
 
@@ -197,8 +214,15 @@ def qmsum(
     types = comma_list(query_types) or ["general", "specific"]
     samples = load_qmsum(data, query_types=types)
     scorers = [llm_raters(rule=rater_rule), rouge()]
-    return _task("qmsum", samples, locals(), scorers, local_source(data))
+    return _task("qmsum", samples, scorers, local_source(data))
 
+
+_FACTORIES: dict[str, Callable[..., Task]] = {
+    "quality": quality,
+    "narrativeqa": narrativeqa,
+    "qmsum": qmsum,
+}
+"""Each reading task's function, whose parameters say which are the strategy's options."""
 
 _RATED = (
     Headline("llm_raters", "lr1", "LR-1", scale=100),
