@@ -27,7 +27,7 @@ from lm_eval import simple_evaluate
 from lm_eval.tasks import TaskManager
 
 from longform_evals.lmeval import TASK_FOLDER
-from longform_evals.lmeval.wrappers import ReadAgentLM
+from longform_evals.lmeval.wrappers import WRAPPERS
 from longform_evals.tasks.reading import quality
 
 
@@ -64,7 +64,7 @@ def inspect_run(
 def lm_eval_run(model: str, margs: dict[str, Any], data: str, limit: int) -> dict[str, Outcome]:
     """Each question's `correct` and answer from lm-eval's `longform_quality` under
     `longform-readagent`."""
-    lm = ReadAgentLM(inner=model, cache=False, memoize=False, **margs)
+    lm = WRAPPERS["longform-readagent"](inner=model, cache=False, memoize=False, **margs)
     manager = TaskManager(
         include_path=str(TASK_FOLDER), include_defaults=False, metadata={"quality": {"data": data}}
     )

@@ -24,8 +24,11 @@ from longform_evals.lmeval.catalogue import LmEvalSetupError
 from longform_evals.lmeval.docs import doc_sample, load_docs, task_arguments
 from longform_evals.lmeval.hooks import process_results
 from longform_evals.lmeval.launcher import lm_eval_argv
-from longform_evals.lmeval.wrappers import WRAPPERS, ReadAgentLM, TruncateLM
+from longform_evals.lmeval.wrappers import WRAPPERS
 from longform_evals.scorers.meta_evaluation import summary_label
+
+TruncateLM = WRAPPERS["longform-truncate"]
+ReadAgentLM = WRAPPERS["longform-readagent"]
 
 DATA = Path(longform_evals.__file__).resolve().parent / "data"
 QUALITY = str(DATA / "reading" / "quality_fixture.jsonl")

@@ -13,7 +13,6 @@ from longform_evals.checks.snapshots import SNAPSHOT_TASKS
 from longform_evals.inspect_private import registry_unqualified_name
 from longform_evals.lmeval.catalogue import TASKS as LMEVAL_TASKS
 from longform_evals.reports.leaderboard import HEADLINES, bound_judge
-from longform_evals.runs.catalogue import TASKS as PLAN_TASKS
 from longform_evals.tasks.cards import TASK_CARDS, task_card
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "longform_evals"
@@ -29,7 +28,6 @@ def test_every_task_has_a_card_named_like_its_function() -> None:
 
 
 def test_the_consumers_read_the_cards() -> None:
-    assert PLAN_TASKS is TASK_CARDS
     assert {n: list(c.headlines) for n, c in TASK_CARDS.items()} == HEADLINES
     assert {n for n, c in TASK_CARDS.items() if c.lm_eval} == set(LMEVAL_TASKS)
     assert all(LMEVAL_TASKS[n] is TASK_CARDS[n] for n in LMEVAL_TASKS)

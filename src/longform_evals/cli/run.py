@@ -136,9 +136,9 @@ def _caches(built: BuiltVariant) -> bool:
     its default)."""
     import inspect
 
-    from longform_evals.runs.catalogue import TASKS
+    from longform_evals.tasks.cards import TASK_CARDS
 
-    parameters = inspect.signature(TASKS[built.variant.task].factory).parameters
+    parameters = inspect.signature(TASK_CARDS[built.variant.task].factory).parameters
     return any(
         bool(built.variant.args.get(name, parameters[name].default))
         for name in ("cache", "judge_cache")

@@ -14,10 +14,7 @@ from longform_evals.tasks.card import Family, TaskCard
 from longform_evals.tasks.cards import TASK_CARDS
 from longform_evals.tasks.parameters import role_names
 
-__all__ = ["TASKS", "Family", "LmEvalSetupError", "TaskSpec", "task_spec"]
-
-TaskSpec = TaskCard
-"""An lm-eval task of the suite is described by its task card."""
+__all__ = ["TASKS", "Family", "LmEvalSetupError", "task_spec"]
 
 
 class LmEvalSetupError(ValueError):
@@ -39,7 +36,7 @@ STRATEGY_PARAMETERS = frozenset(
 belong to the task's metadata; the strategy is the wrapper's own choice)."""
 
 
-def task_spec(name: str) -> TaskSpec:
+def task_spec(name: str) -> TaskCard:
     """The table entry of ``name`` (an Inspect task name), or a clear error."""
     try:
         return TASKS[name]

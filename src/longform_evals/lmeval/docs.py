@@ -25,16 +25,12 @@ from typing import Any
 from inspect_ai import Task
 from inspect_ai.dataset import Sample
 
-from longform_evals.lmeval.catalogue import (
-    STRATEGY_PARAMETERS,
-    LmEvalSetupError,
-    TaskSpec,
-    task_spec,
-)
+from longform_evals.lmeval.catalogue import STRATEGY_PARAMETERS, LmEvalSetupError, task_spec
 from longform_evals.prompts.loader import load_prompt
 from longform_evals.solvers.reading.run import answer_prompt
 from longform_evals.solvers.settings import SummarySettings
 from longform_evals.solvers.summarize.full_context import one_call_prompt
+from longform_evals.tasks.card import TaskCard
 
 JUDGE_ENV = "LONGFORM_JUDGE"
 """Environment variable naming the judge when the task metadata does not."""
@@ -75,7 +71,7 @@ def task_arguments(task: str, metadata: Mapping[str, Any]) -> dict[str, Any]:
     return args
 
 
-def _check_data(task: str, spec: TaskSpec, args: Mapping[str, Any]) -> None:
+def _check_data(task: str, spec: TaskCard, args: Mapping[str, Any]) -> None:
     where = args.get(spec.data_parameter)
     hint = f'--metadata \'{{"{task}": {{"data": "<path>"}}}}\''
     if where is None:
@@ -115,16 +111,16 @@ def build_task(task: str, args: Mapping[str, Any]) -> Task:
     return _built(_key(task, args))
 
 
-def _default(spec: TaskSpec, name: str) -> Any:
+def _default(spec: TaskCard, name: str) -> Any:
     return inspect.signature(spec.factory).parameters[name].default
 
 
-def _focused(spec: TaskSpec, args: Mapping[str, Any]) -> bool:
+def _focused(spec: TaskCard, args: Mapping[str, Any]) -> bool:
     """A task with a `focus` parameter (SQuALITY) asks its question in the prompt."""
     return "focus" in spec.parameters() and bool(args.get("focus", _default(spec, "focus")))
 
 
-def _summary_settings(spec: TaskSpec, args: Mapping[str, Any]) -> SummarySettings:
+def _summary_settings(spec: TaskCard, args: Mapping[str, Any]) -> SummarySettings:
     """The summary length and templates the task gives its strategy."""
     settings = SummarySettings(
         prompts_dir=args.get("prompts_dir"),

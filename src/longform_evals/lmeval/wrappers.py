@@ -223,12 +223,3 @@ def register_wrappers() -> dict[str, type[StrategyLM]]:
 
 
 register_wrappers()
-HierarchicalLM = WRAPPERS["longform-hierarchical"]
-IncrementalLM = WRAPPERS["longform-incremental"]
-NexusSumLM = WRAPPERS["longform-nexussum"]
-ReadAgentLM = WRAPPERS["longform-readagent"]
-"""ReadAgent: gist memory, then look up pages (``lookup=parallel`` by default, or
-``sequential``)."""
-TruncateLM = WRAPPERS["longform-truncate"]
-"""The truncation baselines: the document's start that fits (``words`` of it when reading;
-the summarizer's context window when summarizing)."""

@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING
 
 from longform_evals.analysis.intervals import Interval
 from longform_evals.reports.label_placement import Placement, place_labels
-from longform_evals.reports.leaderboard import Metric, Row
+from longform_evals.reports.leaderboard import Row
+from longform_evals.tasks.card import Headline
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -55,7 +56,7 @@ class CostFigure:
     legend: list[str]
 
 
-def cost_points(rows: Sequence[Row], metric: Metric) -> list[CostPoint]:
+def cost_points(rows: Sequence[Row], metric: Headline) -> list[CostPoint]:
     """The rows with a value of ``metric`` and a token count (a log scale needs tokens > 0)."""
     return [
         CostPoint(r.model, r.tokens, r.metrics[metric.label])
@@ -203,7 +204,7 @@ def _svg(fig: Figure, salt: str) -> str:
     return text[text.index("<svg") :]
 
 
-def cost_plot_svg(rows: Sequence[Row], metric: Metric, key: str) -> str:
+def cost_plot_svg(rows: Sequence[Row], metric: Headline, key: str) -> str:
     """The plot for the page: inline SVG, each point titled with its name, value and tokens;
     a note instead when nothing can be plotted or matplotlib is missing.
 

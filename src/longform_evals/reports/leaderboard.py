@@ -35,10 +35,7 @@ PARSE_FLAG = 0.10
 """A row whose parse-failure rate is above this is flagged."""
 
 
-Metric = Headline
-"""A headline column of the leaderboard (`tasks.card.Headline`)."""
-
-HEADLINES: dict[str, list[Metric]] = {
+HEADLINES: dict[str, list[Headline]] = {
     name: list(card.headlines) for name, card in TASK_CARDS.items()
 }
 """Per task, the metrics its leaderboard columns show (its card's headlines)."""
@@ -123,7 +120,7 @@ class Leaderboard:
     """Rows grouped by task variant, the metrics shown per variant, and the skipped logs."""
 
     rows: list[Row]
-    metrics: dict[str, list[Metric]]
+    metrics: dict[str, list[Headline]]
     skipped: list[tuple[str, str]]
     notes: list[str] = field(default_factory=list)
 
@@ -445,7 +442,7 @@ def card_notes(rows: Sequence[Row]) -> list[str]:
     ]
 
 
-def _value(scores: Mapping[str, Any], metric: Metric) -> float:
+def _value(scores: Mapping[str, Any], metric: Headline) -> float:
     raw: Any = (scores.get(metric.scorer) or {}).get(metric.key)
     try:
         x = float(raw)
@@ -688,8 +685,8 @@ def _seconds(started: Any, completed: Any) -> float:
         return math.nan
 
 
-def _shown_metrics(rows: Sequence[Row]) -> dict[str, list[Metric]]:
-    shown: dict[str, list[Metric]] = {}
+def _shown_metrics(rows: Sequence[Row]) -> dict[str, list[Headline]]:
+    shown: dict[str, list[Headline]] = {}
     for row in rows:
         present = [m for m in HEADLINES[row.task] if m.label in row.metrics]
         known = shown.setdefault(row.variant, [])
@@ -703,7 +700,7 @@ def rank_group(row: Row) -> str:
     return str(row.judge)
 
 
-def _rank(rows: Sequence[Row], metrics: Mapping[str, list[Metric]]) -> list[str]:
+def _rank(rows: Sequence[Row], metrics: Mapping[str, list[Headline]]) -> list[str]:
     """Rank rows per variant and metric among rows with the same judge; say where not."""
     notes = []
     for variant, shown in metrics.items():

@@ -10,7 +10,8 @@ import html
 import math
 from typing import Any
 
-from longform_evals.reports.leaderboard import Metric, Row
+from longform_evals.reports.leaderboard import Row
+from longform_evals.tasks.card import Headline
 
 
 def number(x: float | None, digits: int = 1) -> str:
@@ -18,7 +19,7 @@ def number(x: float | None, digits: int = 1) -> str:
     return "-" if x is None or math.isnan(x) else f"{x:,.{digits}f}"
 
 
-def interval_text(row: Row, metric: Metric) -> str:
+def interval_text(row: Row, metric: Headline) -> str:
     """The metric's value with its 95 % interval, or with its N where there is no interval."""
     interval = row.metrics.get(metric.label)
     if interval is None:

@@ -14,9 +14,10 @@ import html
 import re
 from dataclasses import dataclass
 
-from longform_evals.reports.leaderboard import Leaderboard, Metric, Row, rank_group
+from longform_evals.reports.leaderboard import Leaderboard, Row, rank_group
 from longform_evals.reports.leaderboard_format import interval_text
 from longform_evals.reports.leaderboard_judge_cards import Cards, card_href, shown_card
+from longform_evals.tasks.card import Headline
 
 NOT_RUN = "not run"
 NO_VALUE = "no value"
@@ -29,7 +30,7 @@ class Column:
     variant: str
     anchor: str
     """The id of the variant's section on the page."""
-    metric: Metric | None
+    metric: Headline | None
     """Its first headline metric, the one its table ranks by (None: no metric has a value)."""
     judge: str | None
     split: bool

@@ -22,7 +22,7 @@ from urllib.parse import quote
 
 from longform_evals.log_store import join, relative_to, resolve, write_text
 from longform_evals.reports.cost_plot import cost_plot_svg
-from longform_evals.reports.leaderboard import Leaderboard, Metric, Row
+from longform_evals.reports.leaderboard import Leaderboard, Row
 from longform_evals.reports.leaderboard_format import interval_text, number, td
 from longform_evals.reports.leaderboard_judge_cards import (
     Cards,
@@ -31,6 +31,7 @@ from longform_evals.reports.leaderboard_judge_cards import (
     page_cards,
 )
 from longform_evals.reports.leaderboard_overview import overview_html, variant_anchor
+from longform_evals.tasks.card import Headline
 
 VIEW_URL = "http://127.0.0.1:7575/#/logs/"
 """Where ``inspect view --log-dir <folder>`` shows a log of that folder."""
@@ -140,7 +141,7 @@ def to_markdown(board: Leaderboard) -> str:
     return "\n".join(out) + "\n"
 
 
-def _row_record(row: Row, metrics: list[Metric]) -> dict[str, Any]:
+def _row_record(row: Row, metrics: list[Headline]) -> dict[str, Any]:
     return {
         "model": row.model,
         "variant": row.variant,
@@ -311,7 +312,7 @@ def _html_variant(board: Leaderboard, index: int, cards: Cards, log_dir: str) ->
     return body
 
 
-def _html_row(row: Row, metrics: Sequence[Metric], cards: Cards, log_dir: str) -> str:
+def _html_row(row: Row, metrics: Sequence[Headline], cards: Cards, log_dir: str) -> str:
     """One table row; the model's name and its figures link to its log."""
     first = metrics[0].label if metrics else None
     rank = row.ranks.get(first) if first else None

@@ -1,5 +1,4 @@
-"""The package's tasks as a plan names them: the task cards (`tasks/cards.py`), and the
-check of one variant's arguments against its card."""
+"""The check of one plan variant's arguments against its task's card (`tasks/cards.py`)."""
 
 from __future__ import annotations
 
@@ -9,12 +8,8 @@ from typing import Any
 
 from longform_evals.judges.coherence_judges import check_mode
 from longform_evals.tasks.arguments import checked_values
-from longform_evals.tasks.card import TaskCard
 from longform_evals.tasks.cards import TASK_CARDS
 from longform_evals.tasks.parameters import path_names
-
-TASKS: dict[str, TaskCard] = TASK_CARDS
-"""The tasks a plan may name."""
 
 
 def check_task_args(task: str, args: Mapping[str, Any], base: Path) -> dict[str, Any]:
@@ -24,7 +19,7 @@ def check_task_args(task: str, args: Mapping[str, Any], base: Path) -> dict[str,
         ValueError: For an unknown parameter or strategy, a value of the wrong type or out
             of range, or a path that does not exist.
     """
-    entry = TASKS[task]
+    entry = TASK_CARDS[task]
     valid = entry.parameters()
     unknown = sorted(set(args) - set(valid))
     if unknown:

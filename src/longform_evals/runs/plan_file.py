@@ -26,7 +26,8 @@ import yaml
 
 from longform_evals.judges.coherence_judges import coherence_modes
 from longform_evals.log_store import StoreError, check_writable, is_url, resolve
-from longform_evals.runs.catalogue import TASKS, check_task_args
+from longform_evals.runs.catalogue import check_task_args
+from longform_evals.tasks.cards import TASK_CARDS
 
 SELF = "self"
 """The judge value that lets every evaluated model judge its own output."""
@@ -574,8 +575,8 @@ def _variants(entry: Any, i: int, base: Path, fail: Any) -> list[Variant]:
         raise fail(f"tasks[{i}] = {entry!r}: give a task name or a mapping with `task`")
     _known(entry, _TASK_KEYS, f"tasks[{i}]", fail)
     task = entry["task"]
-    if task not in TASKS:
-        raise fail(f"tasks[{i}]: unknown task {task!r}; known: {', '.join(sorted(TASKS))}")
+    if task not in TASK_CARDS:
+        raise fail(f"tasks[{i}]: unknown task {task!r}; known: {', '.join(sorted(TASK_CARDS))}")
     args = _mapping(entry.get("args"), f"tasks[{i}].args", fail)
     grid = entry.get("variants") or {}
     if not isinstance(grid, dict) or not all(isinstance(v, list) and v for v in grid.values()):

@@ -30,11 +30,11 @@ from longform_evals.log_keys import BUDGET_ERROR, PLAN_METADATA
 from longform_evals.models import spend_gate
 from longform_evals.runs import budget
 from longform_evals.runs.budget import GrantBook, Ledger, budget_gate
-from longform_evals.runs.catalogue import TASKS
 from longform_evals.runs.cells import BuiltVariant, Cell, cell_logs, plan_cells, plan_logs
 from longform_evals.runs.claims import DEFAULT_TIMEOUT, Claim, Claims, Heartbeat
 from longform_evals.runs.estimate import Cost, variant_cost
 from longform_evals.runs.plan_file import Plan, Variant
+from longform_evals.tasks.cards import TASK_CARDS
 
 POLL_SECONDS = 3.0
 """How often a process waiting for cells that others hold looks again: a listing and a small
@@ -57,7 +57,7 @@ __all__ = [
 def variant_args(plan: Plan, variant: Variant) -> dict[str, Any]:
     """The task arguments of ``variant``, with the plan's judge mode where the task takes one."""
     args = dict(variant.args)
-    if plan.judge.mode is not None and TASKS[variant.task].judge_mode:
+    if plan.judge.mode is not None and TASK_CARDS[variant.task].judge_mode:
         args.setdefault("judge_mode", plan.judge.mode)
     return args
 
@@ -71,7 +71,7 @@ def build_variant(plan: Plan, variant: Variant) -> BuiltVariant:
     """
     args = variant_args(plan, variant)
     try:
-        task = TASKS[variant.task].factory(**args)
+        task = TASK_CARDS[variant.task].factory(**args)
     except Exception as e:
         raise ValueError(f"plan {plan.path}: task {variant.label}: {e}") from e
     samples = list(task.dataset)
@@ -95,7 +95,7 @@ def build_variant(plan: Plan, variant: Variant) -> BuiltVariant:
             "variant": variant.label,
             "task": variant.task,
             "args": {k: str(v) for k, v in args.items()},
-            "judge": judge if TASKS[variant.task].graded else None,
+            "judge": judge if TASK_CARDS[variant.task].graded else None,
             "judge_mode": plan.judge.mode,
         },
     }
@@ -137,7 +137,7 @@ def fixed_judge_notes(plan: Plan) -> list[str]:
         f"{plan.judge.model} (the models are not called); remove `judge:` from the plan to "
         "measure each model as a judge"
         for v in plan.variants
-        if TASKS[v.task].judged_by == "evaluated"
+        if TASK_CARDS[v.task].judged_by == "evaluated"
     ]
 
 

@@ -42,10 +42,6 @@ from longform_evals.judges.unit_judge import UnitJudge, UnitVerdict, support_ver
 from longform_evals.models.grader import GRADER_ROLE
 from longform_evals.scorers.judge_agreement_metrics import agreement_metrics
 from longform_evals.scorers.limits import unless_limited
-from longform_evals.vocabulary import JUDGE_KINDS, JudgeKind
-
-Kind = JudgeKind
-KINDS = JUDGE_KINDS
 
 _UNREAD = UnitVerdict(None, None, False, "")
 """A unit no judge was asked about (a wordless fragment, an unrated sentence)."""

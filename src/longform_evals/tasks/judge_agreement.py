@@ -30,7 +30,6 @@ from longform_evals.data.labels.load import load_judge_labels
 from longform_evals.data.labels.schema import JudgeLabelSet
 from longform_evals.judges.agreement_judge import AgreementJudge
 from longform_evals.judges.coherence import SentenceLayout
-from longform_evals.scorers.judge_agreement import KINDS, Kind
 from longform_evals.scorers.judge_agreement import judge_agreement as agreement
 from longform_evals.solvers.summarize.given import given_summary
 from longform_evals.tasks.arguments import strict_parameters
@@ -43,7 +42,7 @@ from longform_evals.tasks.parameters import (
     PromptsDir,
     Threshold,
 )
-from longform_evals.vocabulary import ScorerMode
+from longform_evals.vocabulary import JUDGE_KINDS, JudgeKind, ScorerMode
 
 
 def budget_order(samples: list[Sample]) -> list[Sample]:
@@ -63,7 +62,7 @@ def _by_budget(samples: list[Sample], budget: int | None) -> list[Sample]:
     return [s for s in samples if id(s) in keep]
 
 
-def _check_fits(labels: JudgeLabelSet, kind: Kind) -> None:
+def _check_fits(labels: JudgeLabelSet, kind: JudgeKind) -> None:
     """Refuse data of the other kind, and faithfulness data without source text."""
     if labels.kind != kind:
         raise ValueError(
@@ -82,7 +81,7 @@ def _check_fits(labels: JudgeLabelSet, kind: Kind) -> None:
 @task
 @strict_parameters
 def judge_agreement(
-    kind: Annotated[Kind, SCORING] = "coherence",
+    kind: Annotated[JudgeKind, SCORING] = "coherence",
     data: DataFile = None,
     budget: Annotated[int | None, Param("data", POSITIVE)] = None,
     mode: Annotated[ScorerMode, SCORING] = "auto",
@@ -120,7 +119,7 @@ def judge_agreement(
             or `<retriever>:<k>` (`bm25`, `embedding`, `fused`; docs/faithfulness.md); default:
             the judge's calibration.
     """
-    if kind not in KINDS:
+    if kind not in JUDGE_KINDS:
         raise ValueError(f"unknown kind {kind!r}; expected 'coherence' or 'faithfulness'")
     if data is None:
         raise ValueError(
