@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from inspect_ai.model import Logprob, Logprobs, Model, ModelOutput, TopLogprob, get_model
 
+from longform_evals.judges.registry import JudgeEntry, JudgeFamily, registered
 from longform_evals.text.tiktoken_files import write_tiktoken_cache
 
 WARNINGS_AS_ERRORS = pytest.mark.filterwarnings("error", "ignore::ResourceWarning")
@@ -258,3 +259,15 @@ def environment(values: dict[str, str]) -> Iterator[None]:
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = value
+
+
+@contextlib.contextmanager
+def judges_added(family: JudgeFamily, **runs: Any) -> Iterator[None]:
+    """Judges of ``family`` registered for the ``with`` block, by name: each entry runs as
+    given and costs one call per item (a test's throwaway judge, or one replacing a
+    packaged judge of the same name until the block ends)."""
+    with contextlib.ExitStack() as stack:
+        for name, run in runs.items():
+            entry = JudgeEntry(family, name, run, object, lambda work: float(work.items))
+            stack.enter_context(registered(entry))
+        yield

@@ -1,13 +1,13 @@
 """Adding a judge (docs/architecture.md, "How to add a judge"): a coherence judge is one module
-and one entry of `COHERENCE_JUDGES`, a faithfulness judge one module and one entry of
-`SUPPORT_JUDGES`, plus a test. Throwaway judges registered here are offered by every consumer
-at once: the scorers and tasks that take a mode or a judge name, the plan check and
-`longform judge-card`."""
+and one registered entry (`judges/registry.py`), a faithfulness judge likewise, plus a test.
+Throwaway judges registered here are offered by every consumer at once: the scorers and tasks
+that take a mode or a judge name, the plan check and `longform judge-card`."""
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,13 +18,12 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.log import EvalLog
 from inspect_ai.model import Model
 
-from helpers import BOOKS, write_longsciverify
+from helpers import BOOKS, judges_added, write_longsciverify
 from longform_evals.cli.judge_card import _run_args
 from longform_evals.judges.coherence import SentenceVerdict
-from longform_evals.judges.coherence_judges import COHERENCE_JUDGES, CoherenceJudging
+from longform_evals.judges.coherence_judges import CoherenceJudging
 from longform_evals.judges.faithfulness_calibration import JudgeCalibration
 from longform_evals.judges.support import JudgeOptions, JudgeSetup, SupportJudgement
-from longform_evals.judges.support_judges import SUPPORT_JUDGES
 from longform_evals.runs.catalogue import check_task_args
 from longform_evals.scorers.faithfulness import faithfulness
 from longform_evals.solvers.summarize.given import given_summary
@@ -78,9 +77,12 @@ class WordOverlapJudge:
 
 
 @pytest.fixture
-def added(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(COHERENCE_JUDGES, "zorb_spotter", zorb_spotter)
-    monkeypatch.setitem(SUPPORT_JUDGES, "word_overlap", WordOverlapJudge)
+def added() -> Iterator[None]:
+    with (
+        judges_added("coherence", zorb_spotter=zorb_spotter),
+        judges_added("faithfulness", word_overlap=WordOverlapJudge),
+    ):
+        yield
 
 
 def _run(task: Task, tmp_path: Path) -> EvalLog:

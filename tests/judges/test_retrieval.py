@@ -7,6 +7,7 @@ import asyncio
 import json
 import re
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -15,10 +16,10 @@ from inspect_ai import Task
 from inspect_ai import eval as inspect_eval
 from inspect_ai.dataset import MemoryDataset, Sample
 
+from helpers import judges_added
 from longform_evals.judges.faithfulness_calibration import JudgeCalibration
 from longform_evals.judges.retrieval import Retrieval
 from longform_evals.judges.support import JudgeOptions, JudgeSetup, SupportJudgement
-from longform_evals.judges.support_judges import SUPPORT_JUDGES
 from longform_evals.scorers.faithfulness import faithfulness
 from longform_evals.solvers.summarize.given import given_summary
 from longform_evals.tasks.longformfact import longformfact
@@ -69,13 +70,15 @@ class Overlap:
 
 
 @pytest.fixture(autouse=True)
-def overlap(monkeypatch: pytest.MonkeyPatch) -> None:
+def overlap() -> Iterator[None]:
     Overlap.calls = []
-    monkeypatch.setitem(SUPPORT_JUDGES, "overlap", Overlap)
-    monkeypatch.setitem(SUPPORT_JUDGES, "noisy", lambda o: Overlap(o, noisy=True))
-    monkeypatch.setitem(
-        SUPPORT_JUDGES, "bm25-calibrated", lambda o: Overlap(o, calibrated_on="bm25:1")
-    )
+    judges = {
+        "overlap": Overlap,
+        "noisy": lambda o: Overlap(o, noisy=True),
+        "bm25-calibrated": lambda o: Overlap(o, calibrated_on="bm25:1"),
+    }
+    with judges_added("faithfulness", **judges):
+        yield
 
 
 def _score(summary: str, retrieval: str | None, judge: str = "overlap") -> dict[str, Any]:

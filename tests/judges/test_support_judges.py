@@ -6,17 +6,23 @@ import pytest
 
 from longform_evals.judges.faithfulness import LLMSupportJudge
 from longform_evals.judges.minicheck import MINICHECK_MODELS, MiniCheckSupportJudge
+from longform_evals.judges.registry import JudgeWork, judge_entry, judge_names
 from longform_evals.judges.support import JudgeOptions
-from longform_evals.judges.support_judges import SUPPORT_JUDGES, support_judge
+from longform_evals.judges.support_judges import support_judge
 
 
-def test_the_table_names_the_llm_judge_and_every_minicheck_model() -> None:
-    assert list(SUPPORT_JUDGES) == ["llm", *MINICHECK_MODELS]
+def test_the_registry_names_the_llm_judge_and_every_minicheck_model() -> None:
+    assert {"llm", *MINICHECK_MODELS} <= set(judge_names("faithfulness"))
+    work = JudgeWork(items=4, units=3)
+    assert judge_entry("faithfulness", "llm").cost(work) == 12  # a call per statement and unit
+    for name in MINICHECK_MODELS:  # local classifiers: no model call, no step tallied
+        entry = judge_entry("faithfulness", name)
+        assert entry.cost(work) == 0 and entry.steps == ()
 
 
 def test_every_judge_builds_without_loading_a_model() -> None:
     options = JudgeOptions(path="some/folder", device="cpu", batch_size=4)
-    for name in SUPPORT_JUDGES:
+    for name in judge_names("faithfulness"):
         judge = support_judge(name, options)
         assert callable(judge.setup) and callable(judge.support_rows)
     llm = support_judge("llm")

@@ -14,12 +14,13 @@ from inspect_ai.solver import TaskState
 from longform_evals.judges.agreement_judge import AgreementJudge
 from longform_evals.judges.coherence import SentenceVerdict
 from longform_evals.judges.coherence_judges import (
-    COHERENCE_JUDGES,
     CoherenceJudging,
     CoherenceUnitJudge,
+    coherence_modes,
     unit_verdict,
 )
 from longform_evals.judges.faithfulness_judging import FaithfulnessJudging
+from longform_evals.judges.registry import judge_names
 from longform_evals.judges.support import SupportJudgement
 from longform_evals.judges.unit_judge import UnitVerdict, support_verdict
 from longform_evals.scorers.booookscore import booookscore
@@ -59,8 +60,8 @@ def test_the_coherence_table_as_a_unit_judge() -> None:
     assert judged.metadata["mode"] == "sentence" and judged.metadata["judge_calls"] == 2
 
 
-def test_every_coherence_mode_is_in_the_table() -> None:
-    assert set(COHERENCE_JUDGES) == {"sentence", "batched", "probe", "fitted"}
+def test_every_coherence_mode_is_a_registered_judge() -> None:
+    assert set(coherence_modes()) == {"auto", *judge_names("coherence")}
 
 
 @pytest.mark.parametrize(

@@ -7,6 +7,7 @@ from pathlib import Path
 from inspect_ai import eval
 from inspect_ai.dataset import Sample
 
+from longform_evals.judges.registry import JudgeWork, judge_entry
 from longform_evals.models.step_usage import step_usage
 from longform_evals.runs.estimate import sample_cost
 from longform_evals.tasks.booookscore import booookscore
@@ -14,8 +15,6 @@ from longform_evals.tasks.cards import task_card
 from longform_evals.tasks.costs import (
     booookscore_judge_cost,
     coherence_mode,
-    probe_calls,
-    probes_asked,
     reading_cost,
     summary_cost,
 )
@@ -55,8 +54,10 @@ def test_judge_calls_by_mode() -> None:
     assert booookscore_judge_cost("sentence", 10, 0).judge_calls == 10
     # uncalibrated: all eight probes, but the first sentence is not asked about earlier text
     assert booookscore_judge_cost("probe", 10, 0).judge_calls == 2 + 9 * 8
-    assert probes_asked("gguf/qwen2.5-coder-1.5b") == 3  # its calibration switches on three
-    assert probes_asked("openai/gpt-4o") == 8 and probes_asked(None) == 8
+    probe = judge_entry("coherence", "probe").cost
+    # the 1.5B judge's calibration switches on three probes (one about the sentence alone)
+    assert probe(JudgeWork(2, judge="gguf/qwen2.5-coder-1.5b")) - 1 == 3
+    assert probe(JudgeWork(2, judge="openai/gpt-4o")) == probe(JudgeWork(2)) == 2 + 8
 
 
 def test_auto_mode_is_priced_as_the_judge_it_resolves_to() -> None:
@@ -71,8 +72,9 @@ def test_auto_mode_is_priced_as_the_judge_it_resolves_to() -> None:
 
 
 def test_the_fitted_judge_is_priced_at_its_own_probes() -> None:
-    fitted = probe_calls("fitted", "gguf/qwen2.5-coder-1.5b", 10)
-    assert 0 < fitted <= probe_calls("fitted", None, 10) == 2 + 9 * 8
+    fitted = judge_entry("coherence", "fitted").cost
+    assert 0 < fitted(JudgeWork(10, judge="gguf/qwen2.5-coder-1.5b")) <= fitted(JudgeWork(10))
+    assert fitted(JudgeWork(10)) == 2 + 9 * 8
 
 
 def test_hierarchical_estimate_matches_a_run(tmp_path: Path) -> None:

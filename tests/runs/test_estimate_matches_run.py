@@ -63,7 +63,7 @@ BOUNDS: dict[str, tuple[str, Bound]] = {
 
 NOT_RUN = {
     ("booookscore", "fitted"): "needs a packaged fitted judge (the embedded model's), which a "
-    "scripted judge is not; `probe_calls('fitted', ...)` is tested in tests/runs/test_estimate.py",
+    "scripted judge is not; the fitted entry's cost is tested in tests/runs/test_estimate.py",
 }
 
 

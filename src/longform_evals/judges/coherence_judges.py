@@ -36,16 +36,29 @@ from longform_evals.judges.coherence import (
     judge_summary,
 )
 from longform_evals.judges.coherence_fitted import fitted_summary, load_fitted
-from longform_evals.judges.coherence_probe import ProbeSettings, probe_summary, thresholds_for
+from longform_evals.judges.coherence_probe import (
+    PROBES,
+    ProbeSettings,
+    ProbeThreshold,
+    probe_summary,
+    probes_at,
+    thresholds_for,
+)
 from longform_evals.judges.health import announce_uncalibrated, note_readings
 from longform_evals.judges.logged_fields import LoggedFields
+from longform_evals.judges.registry import (
+    JudgeEntry,
+    JudgeWork,
+    judge_entry,
+    judge_names,
+    register_judge,
+)
 from longform_evals.judges.unit_judge import JudgedUnits, UnitVerdict
 from longform_evals.models.grader import GRADER_ROLE, grader_model
 from longform_evals.models.replay import stands_for
 from longform_evals.vocabulary import ScorerMode
 
 __all__ = [
-    "COHERENCE_JUDGES",
     "CoherenceJudge",
     "CoherenceJudging",
     "CoherenceUnitJudge",
@@ -56,8 +69,9 @@ __all__ = [
 
 
 def coherence_modes() -> tuple[str, ...]:
-    """Every mode a coherence judge may be asked in: `auto` and each judge of the table."""
-    return ("auto", *COHERENCE_JUDGES)
+    """Every mode a coherence judge may be asked in: `auto` and each coherence judge of the
+    registry (`judges/registry.py`)."""
+    return ("auto", *judge_names("coherence"))
 
 
 def check_mode(mode: str) -> str:
@@ -83,8 +97,8 @@ def resolve_mode(mode: ScorerMode, model: Model) -> str:
 @dataclass(frozen=True)
 class CoherenceJudging(LoggedFields):
     """How a scorer asks its coherence judge: the judge object the BooookScore scorer takes,
-    checked, applied to sentences through the judge of :data:`COHERENCE_JUDGES` its mode
-    names.
+    checked, applied to sentences through the coherence judge of the registry
+    (`judges/registry.py`) its mode names.
 
     Attributes:
         mode: `sentence`, `batched`, `probe`, `fitted` or `auto` (see :func:`resolve_mode`).
@@ -148,7 +162,8 @@ class CoherenceJudging(LoggedFields):
         own = self.calibration is None and self.threshold is None
         card = card_name(stands_for(judge), "coherence", resolved) if own else None
         extra: dict[str, Any] = {"mode": resolved, "judge_card": card}
-        verdicts, calls = await COHERENCE_JUDGES[resolved](self, judge, sentences, extra)
+        ask = judge_entry("coherence", resolved).run
+        verdicts, calls = await ask(self, judge, sentences, extra)
         return verdicts, calls, extra
 
 
@@ -255,10 +270,32 @@ def _paper(mode: Literal["sentence", "batched"]) -> CoherenceJudge:
     return ask
 
 
-COHERENCE_JUDGES: dict[str, CoherenceJudge] = {
-    "sentence": _paper("sentence"),
-    "batched": _paper("batched"),
-    "probe": _probe,
-    "fitted": _fitted,
-}
-"""The coherence judges by BooookScore mode (`auto` resolves to one of them)."""
+def _probe_calls(work: JudgeWork, fitted: bool = False) -> float:
+    """Calls of the probe (or fitted) judge on ``work.items`` sentences: one per probe its
+    calibration (or fitted weights) switches on, fewer for the first sentence
+    (`coherence_probe.probes_at`)."""
+    if fitted:
+        found = load_fitted(work.judge) if work.judge else None
+        names = set(found.probes) if found is not None else {p.name for p in PROBES}
+        on = {p.name: ProbeThreshold(0.5, p.name in names) for p in PROBES}
+    else:
+        on, _ = thresholds_for(work.judge or "", ProbeSettings())
+    return float(sum(len(probes_at(i, on)) for i in range(work.items)))
+
+
+_CARD_SETTINGS = ("layout", "calibration", "threshold", "prompts_dir")
+
+for _entry in (
+    JudgeEntry("coherence", "sentence", _paper("sentence"), CoherenceJudging,
+               lambda w: float(w.items), card_settings=_CARD_SETTINGS),
+    JudgeEntry("coherence", "batched", _paper("batched"), CoherenceJudging,
+               lambda w: float(-(-w.items // (w.batch or CoherenceJudging.batch_size))),
+               card_settings=_CARD_SETTINGS),
+    JudgeEntry("coherence", "probe", _probe, CoherenceJudging, _probe_calls,
+               calibration_kind="coherence_probe", card_settings=_CARD_SETTINGS),
+    JudgeEntry("coherence", "fitted", _fitted, CoherenceJudging,
+               lambda w: _probe_calls(w, fitted=True), calibration_kind="coherence_fitted",
+               card_settings=_CARD_SETTINGS),
+):  # fmt: skip
+    register_judge(_entry)
+"""The coherence judges, one per BooookScore mode (`auto` resolves to one of them)."""

@@ -241,7 +241,7 @@ class FaithfulnessJudging:
     include_full: bool
     threshold: float | None
     judge_name: str = "llm"
-    """The judge's name in `SUPPORT_JUDGES` (what its judge card's mode begins with)."""
+    """The judge's registered name (what its judge card's mode begins with)."""
     retrieval: Retrieval | None = None
     """Which units the judge reads for each sentence (`judges/retrieval.py`); None: what the
     judge's calibration was chosen under."""

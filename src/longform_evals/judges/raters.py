@@ -33,6 +33,7 @@ from inspect_ai.model import (
 
 from longform_evals.judges.injection import as_data
 from longform_evals.judges.rater_calibration import RaterCalibration
+from longform_evals.judges.registry import JudgeEntry, register_judge
 from longform_evals.judges.steps import JUDGE
 from longform_evals.judges.verdict_text import TextVerdict, negated_at, read_answer
 from longform_evals.judges.yes_no import token_reading
@@ -205,6 +206,19 @@ async def ask_rater(
             ChatMessageUser(content=retry.render(choices=_CHOICES.get(rater, _CHOICES["strict"]))),
         ]
     return RaterVerdict(None, answers, None)
+
+
+for _rater in RATERS:  # LR-1 reads the strict rater's verdicts, LR-2 both
+    register_judge(
+        JudgeEntry(
+            "rater",
+            _rater,
+            ask_rater,
+            RatingSettings,
+            lambda work: float(work.items),  # one call per reference (a retry comes on top)
+            calibration_kind="raters",
+        )
+    )
 
 
 async def rate_answer(

@@ -1,38 +1,71 @@
-"""The faithfulness support judges by name: the one table the `faithfulness` scorer reads.
+"""The faithfulness support judges, registered by name (`judges/registry.py`): the judges
+the `faithfulness` scorer asks.
 
 A new judge is a module with a class that has the :class:`~longform_evals.judges.support.
 SupportJudge` shape and takes :class:`~longform_evals.judges.support.JudgeOptions`, plus one
-line of :data:`SUPPORT_JUDGES`.
+entry registered here (or, from outside the package, with `registry.register_judge`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from functools import partial
 
 from longform_evals.judges.faithfulness import LLMSupportJudge
 from longform_evals.judges.minicheck import MINICHECK_MODELS, MiniCheckSupportJudge
+from longform_evals.judges.registry import (
+    JudgeEntry,
+    JudgeWork,
+    judge_entry,
+    judge_names,
+    register_judge,
+)
 from longform_evals.judges.support import JudgeOptions, SupportJudge
 
-__all__ = ["SUPPORT_JUDGES", "check_judge", "support_judge"]
+__all__ = ["check_judge", "support_judge"]
 
-SUPPORT_JUDGES: dict[str, Callable[[JudgeOptions], SupportJudge]] = {
-    "llm": LLMSupportJudge,
-    **{name: partial(MiniCheckSupportJudge, name) for name in MINICHECK_MODELS},
-}
-"""Judge name -> how to build it from its options. `llm`: the `grader` model's yes/no answers
-(`judges/faithfulness.py`); `minicheck-*`: the MiniCheck classifiers and Bespoke-MiniCheck-7B
-(`judges/minicheck.py`)."""
+_CARD_SETTINGS = ("judge", "threshold", "chunking", "retrieval", "prompts_dir")
+
+
+def _asked(work: JudgeWork) -> float:
+    """One call per statement and unit read."""
+    return float(work.items * work.units)
+
+
+register_judge(
+    JudgeEntry(
+        "faithfulness",
+        "llm",
+        LLMSupportJudge,
+        JudgeOptions,
+        _asked,
+        calibration_kind="faithfulness",
+        card_settings=_CARD_SETTINGS,
+    )
+)
+"""`llm`: the `grader` model's yes/no answers (`judges/faithfulness.py`)."""
+for _name in MINICHECK_MODELS:
+    register_judge(
+        JudgeEntry(
+            "faithfulness",
+            _name,
+            partial(MiniCheckSupportJudge, _name),
+            JudgeOptions,
+            lambda work: 0.0,  # a local classifier: no model call
+            steps=(),
+            card_settings=_CARD_SETTINGS,
+        )
+    )
+"""`minicheck-*`: the MiniCheck classifiers and Bespoke-MiniCheck-7B (`judges/minicheck.py`)."""
 
 
 def check_judge(name: str) -> str:
-    """``name`` if it is a key of :data:`SUPPORT_JUDGES`.
+    """``name`` if it names a registered faithfulness judge.
 
     Raises:
         ValueError: naming the unknown judge and the known ones.
     """
-    if name not in SUPPORT_JUDGES:
-        known = ", ".join(SUPPORT_JUDGES)
+    if name not in judge_names("faithfulness"):
+        known = ", ".join(judge_names("faithfulness"))
         raise ValueError(f"unknown faithfulness judge {name!r}; available: {known}")
     return name
 
@@ -43,4 +76,7 @@ def support_judge(name: str, options: JudgeOptions | None = None) -> SupportJudg
     Raises:
         ValueError: for an unknown judge name or an option it rejects (an unknown prompt).
     """
-    return SUPPORT_JUDGES[check_judge(name)](options or JudgeOptions())
+    built: SupportJudge = judge_entry("faithfulness", check_judge(name)).run(
+        options or JudgeOptions()
+    )
+    return built

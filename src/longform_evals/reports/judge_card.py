@@ -23,12 +23,14 @@ import re
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from inspect_ai.log import EvalLog, EvalSample
 
 from longform_evals import about
 from longform_evals.analysis.judge_agreement import AgreementFigures, agreement_figures
+from longform_evals.judges import coherence_judges, support_judges  # noqa: F401 (their entries)
+from longform_evals.judges.registry import JudgeFamily, judge_entry, judge_names
 from longform_evals.log_store import join, resolve, write_text
 from longform_evals.scorers.judge_agreement_metrics import rows_of_scores
 
@@ -82,11 +84,17 @@ _CALIBRATION_KEYS = {
         "prompt": "prompt",
     },
 }
-# Per kind, the task arguments that change how the judge is asked (the card's `settings`).
-_SETTINGS = {
-    "coherence": ("layout", "calibration", "threshold", "prompts_dir"),
-    "faithfulness": ("judge", "threshold", "chunking", "retrieval", "prompts_dir"),
-}
+
+
+def _card_settings(kind: str) -> tuple[str, ...]:
+    """The task arguments that change how a judge of ``kind`` is asked (the card's
+    `settings`): those its registered judges' entries record (`judges/registry.py`; none
+    for a kind no judge has)."""
+    family = cast(JudgeFamily, kind)
+    found: list[str] = []
+    for name in judge_names(family):
+        found += [s for s in judge_entry(family, name).card_settings if s not in found]
+    return tuple(found)
 
 
 class CardError(ValueError):
@@ -307,7 +315,7 @@ def card_from_log(
     except ValueError as e:
         raise CardError(f"log {_log_name(log)}: {e}") from e
     as_dict = figures.as_dict()
-    settings = {k: task_args[k] for k in _SETTINGS.get(kind, ()) if task_args.get(k) is not None}
+    settings = {k: task_args[k] for k in _card_settings(kind) if task_args.get(k) is not None}
     card: dict[str, Any] = {
         "card_version": CARD_VERSION,
         "judge": _judge(log, metas),

@@ -56,7 +56,7 @@ def faithfulness(
     profiles are always per document.
 
     Args:
-        judge: a name of `longform_evals.judges.support_judges.SUPPORT_JUDGES`. `llm`: the
+        judge: a registered faithfulness judge (`judges/registry.py`). `llm`: the
             `grader` model answers yes/no per (unit, sentence), P(yes) read from
             log-probabilities when available; or a MiniCheck judge (`minicheck-roberta-large`,
             `minicheck-deberta-v3-large`, `minicheck-flan-t5-large`: local classifiers, the

@@ -24,9 +24,9 @@ from typing import Any
 from inspect_ai.dataset import Sample
 
 from longform_evals.data.multidoc import sample_documents
-from longform_evals.judges.coherence_fitted import load_fitted
-from longform_evals.judges.coherence_probe import PROBES, ProbeSettings, probes_at, thresholds_for
+from longform_evals.judges import coherence_judges, raters, support_judges  # noqa: F401 (their entries)
 from longform_evals.judges.faithfulness_calibration import load_calibration
+from longform_evals.judges.registry import JudgeWork, judge_entry, judge_names
 from longform_evals.judges.retrieval import Retrieval
 from longform_evals.judges.statement_parts import as_statements
 from longform_evals.models.gguf_files import packaged_equivalent
@@ -42,9 +42,6 @@ __all__ = ["Cost"]
 JUDGE_DEMOS_TOKENS = 1500
 """The BooookScore judge's instructions and demonstrations."""
 TOKENS_PER_SENTENCE = 27
-DEFAULT_JUDGE_BATCH = 10
-"""Sentences per call of the `batched` judge when ``judge_batch`` is 0
-(`CoherenceJudging.batch_size`)."""
 RATER_PROMPT_TOKENS = 600
 
 
@@ -85,38 +82,15 @@ def coherence_mode(mode: str, batch: int, judge: str | None) -> str:
     return "probe" if name.startswith("gguf/") else "sentence"
 
 
-def probe_calls(mode: str, judge: str | None, sentences: int) -> int:
-    """Calls of the `probe` (or `fitted`) judge on ``sentences`` sentences: the probes its
-    calibration (or fitted weights) switches on, fewer for the first sentence."""
-    if mode == "fitted":
-        fitted = load_fitted(judge) if judge else None
-        names = set(fitted.probes) if fitted is not None else {p.name for p in PROBES}
-        enabled = {p.name: p.name in names for p in PROBES}
-    else:
-        thresholds, _ = thresholds_for(judge or "", ProbeSettings())
-        enabled = {name: t.enabled for name, t in thresholds.items()}
-    return sum(sum(1 for p in probes_at(i) if enabled[p.name]) for i in range(sentences))
-
-
-def probes_asked(judge: str | None) -> int:
-    """Probes the probe-mode judge asks per sentence after the first."""
-    return max(1, probe_calls("probe", judge, 2) - probe_calls("probe", judge, 1))
-
-
 def booookscore_judge_cost(
     mode: str, sentences: int, batch: int, judge: str | None = None, summary_tokens: float = 0
 ) -> Cost:
     """Judge calls on one summary of ``sentences`` sentences (``summary_tokens`` tokens), in
-    ``mode`` (`auto` resolved for ``judge``)."""
-    mode = coherence_mode(mode, batch, judge)
-    per_call = JUDGE_DEMOS_TOKENS + summary_tokens
-    if mode == "batched":
-        n: float = math.ceil(sentences / (batch if batch > 0 else DEFAULT_JUDGE_BATCH))
-    elif mode in ("probe", "fitted"):
-        n = probe_calls(mode, judge, sentences)
-    else:
-        n = sentences
-    return judge_calls(n, per_call)
+    ``mode`` (`auto` resolved for ``judge``): the registered coherence judge's own count
+    (`judges/registry.py`)."""
+    entry = judge_entry("coherence", coherence_mode(mode, batch, judge))
+    n = entry.cost(JudgeWork(sentences, judge=judge, batch=batch))
+    return judge_calls(n, JUDGE_DEMOS_TOKENS + summary_tokens)
 
 
 def generated_summary_judged(
@@ -161,12 +135,13 @@ def answered_cost(
 def rated_answer_cost(
     args: Mapping[str, Any], sample: Sample, per_doc: int, judge: str | None = None
 ) -> Cost:
-    """A question answered by the reading strategy, then LR-1 and LR-2 against each of its
-    references: two rater calls per reference."""
+    """A question answered by the reading strategy, then each registered rater (the strict
+    and permissive ones LR-1 and LR-2 read) against each of its references."""
     target = sample.target
-    references = len(target) if isinstance(target, list) else 1
+    work = JudgeWork(len(target) if isinstance(target, list) else 1)
+    n = sum(judge_entry("rater", name).cost(work) for name in judge_names("rater"))
     return answered_cost(args, sample, per_doc) + judge_calls(
-        2 * references, RATER_PROMPT_TOKENS + ANSWER_TOKENS
+        n, RATER_PROMPT_TOKENS + ANSWER_TOKENS
     )
 
 
@@ -189,7 +164,8 @@ def support_judge_cost(
     per_statement = len(units) if reading.retriever == "all" else min(reading.k, len(units))
     per_statement += 1 if include_full else 0
     tokens = sum(count_tokens(u.text) for u in units) / max(1, len(units))
-    return judge_calls(statements * per_statement, tokens + TOKENS_PER_SENTENCE)
+    n = judge_entry("faithfulness", "llm").cost(JudgeWork(statements, per_statement, judge))
+    return judge_calls(n, tokens + TOKENS_PER_SENTENCE)
 
 
 def judged_summary_cost(
