@@ -31,7 +31,6 @@ See docs/strategies.md. Code inside the package imports from the defining module
 
 from longform_evals.solvers.multidoc.summary import (
     MULTIDOC_STRATEGIES,
-    MultidocStrategy,
     multidoc_summary,
 )
 from longform_evals.solvers.nexus.pipeline import nexus_sum
@@ -67,7 +66,6 @@ __all__ = [
     "READING_STRATEGIES",
     "SUMMARY_STRATEGIES",
     "MultidocSettings",
-    "MultidocStrategy",
     "ReadingSettings",
     "Strategy",
     "SummarySettings",

@@ -26,7 +26,7 @@ from typing import Any, Literal, get_args
 from inspect_ai.solver import Solver
 
 import longform_evals.solvers.costs as costs
-from longform_evals.solvers.multidoc.summary import multidoc_summary
+from longform_evals.solvers.multidoc.summary import MULTIDOC_SHAPES, multidoc_summary
 from longform_evals.solvers.nexus.pipeline import nexus_sum
 from longform_evals.solvers.reading import read_agent, retrieval
 from longform_evals.solvers.settings import MultidocSettings, ReadingSettings, SummarySettings
@@ -238,7 +238,6 @@ def _multidoc(name: str) -> Callable[..., Solver]:
 
 _SUMMARY_STEPS = ("chunk_summary", "merge", "update", "compression", "artifact_removal")
 _READING_STEPS = ("pagination", "gist", "lookup", "answer")
-_MULTIDOC_STEPS = ("chunk_summary", "merge", "update", "full_summary")
 
 _BUILT_IN = (
     # summaries of one long text (BooookScore §3, NexusSum)
@@ -270,17 +269,9 @@ _BUILT_IN = (
     Strategy("reading", "embedding", retrieval.embedding_pages, costs.retrieved_cost,
              ("pagination", "answer")),
     # summaries of several documents against positional bias (Wan et al. §5)
-    *(Strategy("multidoc", name, _multidoc(name), costs.one_call_cost, ("full_summary",),
-               options={})
-      for name in ("plain", "focus_top", "focus_middle", "focus_bottom")),
-    Strategy("multidoc", "hierarchical_pairwise", _multidoc("hierarchical_pairwise"),
-             costs.per_document_cost(lambda n: n - 1), _MULTIDOC_STEPS, options={}),
-    Strategy("multidoc", "hierarchical_one_pass", _multidoc("hierarchical_one_pass"),
-             costs.per_document_cost(lambda n: 1 if n > 1 else 0), _MULTIDOC_STEPS, options={}),
-    Strategy("multidoc", "incremental", _multidoc("incremental"), costs.updating_cost,
-             _MULTIDOC_STEPS, options={}),
-    Strategy("multidoc", "calibration", _multidoc("calibration"), costs.permutations_cost,
-             _MULTIDOC_STEPS, options={"k": 3, "seed": 0}),
+    *(Strategy("multidoc", name, _multidoc(name), shape.cost, shape.steps,
+               options=dict(shape.options))
+      for name, shape in MULTIDOC_SHAPES.items()),
 )  # fmt: skip
 
 for _entry in _BUILT_IN:

@@ -36,9 +36,9 @@ import itertools
 import math
 import random
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, get_args
+from typing import Any
 
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import collect
@@ -48,29 +48,25 @@ from longform_evals.prompts import PromptTemplate, load_prompt
 from longform_evals.solvers.common.recording import Outcome, Step, SummaryRun
 from longform_evals.solvers.common.summary_limits import SAFETY_TOKENS, word_limit
 from longform_evals.solvers.common.truncation import fit_documents
+from longform_evals.solvers.costs import (
+    StrategyCost,
+    one_call_cost,
+    per_document_cost,
+    permutations_cost,
+    updating_cost,
+)
 from longform_evals.solvers.settings import MultidocSettings
 from longform_evals.solvers.summarize.merge_packing import join_summaries
 from longform_evals.text import get_tokenizer, join_documents
 
 __all__ = [
+    "MULTIDOC_SHAPES",
     "MULTIDOC_STRATEGIES",
-    "MultidocStrategy",
+    "MultidocShape",
     "calibration_orders",
     "join_documents",
     "multidoc_summary",
 ]
-
-MultidocStrategy = Literal[
-    "plain",
-    "focus_top",
-    "focus_middle",
-    "focus_bottom",
-    "hierarchical_pairwise",
-    "hierarchical_one_pass",
-    "incremental",
-    "calibration",
-]
-MULTIDOC_STRATEGIES: tuple[str, ...] = get_args(MultidocStrategy)
 
 _LABEL = re.compile(r"^\s*(?:revised\s+)?summary\s*:\s*", re.IGNORECASE)
 
@@ -313,16 +309,50 @@ async def _calibration(calls: _Calls, documents: list[str], sample_id: int | str
     return outcome.text
 
 
-async def _summarize(calls: _Calls, documents: list[str], sample_id: int | str) -> str:
-    """The summary of `documents` by the configured strategy."""
-    strategy = calls.setup.strategy
-    if strategy == "plain" or strategy.startswith("focus_"):
-        return await _plain(calls, documents)
-    if strategy.startswith("hierarchical_"):
-        return await _hierarchical(calls, documents)
-    if strategy == "incremental":
-        return await _incremental(calls, documents)
-    return await _calibration(calls, documents, sample_id)
+Run = Callable[[_Calls, list[str], int | str], Awaitable[str]]
+
+
+async def _one_call(calls: _Calls, documents: list[str], sample_id: int | str) -> str:
+    return await _plain(calls, documents)
+
+
+async def _merged(calls: _Calls, documents: list[str], sample_id: int | str) -> str:
+    return await _hierarchical(calls, documents)
+
+
+async def _updated(calls: _Calls, documents: list[str], sample_id: int | str) -> str:
+    return await _incremental(calls, documents)
+
+
+@dataclass(frozen=True)
+class MultidocShape:
+    """One multi-document strategy: how it runs, what it costs (`solvers/costs.py`), the step
+    kinds of its calls and the options a user may set (with their values when unset). The
+    strategy registry (`solvers/strategies.py`) makes an entry of each."""
+
+    run: Run
+    cost: StrategyCost
+    steps: tuple[str, ...]
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+
+_UNITS = ("chunk_summary", "merge", "update", "full_summary")
+_ONE_CALL = MultidocShape(_one_call, one_call_cost, ("full_summary",))
+
+MULTIDOC_SHAPES: dict[str, MultidocShape] = {
+    "plain": _ONE_CALL,
+    "focus_top": _ONE_CALL,
+    "focus_middle": _ONE_CALL,
+    "focus_bottom": _ONE_CALL,
+    "hierarchical_pairwise": MultidocShape(_merged, per_document_cost(lambda n: n - 1), _UNITS),
+    "hierarchical_one_pass": MultidocShape(
+        _merged, per_document_cost(lambda n: 1 if n > 1 else 0), _UNITS
+    ),
+    "incremental": MultidocShape(_updated, updating_cost, _UNITS),
+    "calibration": MultidocShape(_calibration, permutations_cost, _UNITS, {"k": 3, "seed": 0}),
+}
+"""The multi-document strategies, the one list of their names (module docstring)."""
+MULTIDOC_STRATEGIES: tuple[str, ...] = tuple(MULTIDOC_SHAPES)
 
 
 @solver
@@ -364,7 +394,7 @@ def multidoc_summary(
         info: dict[str, Any] = {"strategy": strategy, "n_docs": len(documents)}
         state.metadata["multidoc"] = info
         calls = _Calls(setup, run, info)
-        summary = await _summarize(calls, documents, state.sample_id)
+        summary = await MULTIDOC_SHAPES[strategy].run(calls, documents, state.sample_id)
         if calls.cuts:
             info["truncation"] = calls.cuts
         run.finish(summary)
