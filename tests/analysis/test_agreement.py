@@ -293,7 +293,7 @@ def test_best_threshold_given_candidates_and_missing_scores() -> None:
 
 def test_best_threshold_with_infinite_and_adjacent_scores() -> None:
     tiny = math.nextafter(1.0, 2.0)
-    # adjacent floats are one score at SCORE_DECIMALS: no split between them
+    # adjacent floats are one score within SCORE_TOLERANCE: no split between them
     assert best_threshold([0, 1], [1.0, tiny]) == 1.0
     assert best_threshold([0, 1], [1.0, 1.0 + 1e-9]) == 1.0 + 0.5e-9
     assert best_threshold([0, 1], [-math.inf, 0.0]) == 0.0

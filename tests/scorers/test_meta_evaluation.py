@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from inspect_ai.scorer import SampleScore, Score
 
@@ -115,6 +115,9 @@ def test_bacc_by_order_and_sensitivity() -> None:
     p=st.floats(min_value=0.0, max_value=1.0),
     sizes=st.lists(st.integers(min_value=1, max_value=40), min_size=4, max_size=16),
 )
+# a value on a 12-place rounding boundary: the means over 1 and 34 sentences rounded apart
+# under the earlier rule (round to 12 places), ranking pure noise
+@example(p=0.3509307974545, sizes=[1, 1, 1, 34])
 def test_a_judge_with_no_signal_gets_auc_one_half_on_every_subset(
     p: float, sizes: list[int]
 ) -> None:

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from longform_evals.analysis.agreement import comparable
+from longform_evals.analysis.agreement import reaches
 from longform_evals.analysis.positions import (
     IntArray,
     Ties,
@@ -42,7 +42,7 @@ def decide(score: float, threshold: float) -> bool | None:
     """
     if math.isnan(score):
         return None
-    return bool(comparable(score) >= comparable(threshold))
+    return reaches(score, threshold)
 
 
 def _as_float_array(data: Any, what: str) -> FloatArray:

@@ -26,8 +26,8 @@ from inspect_ai.scorer import Metric, SampleScore, metric, value_to_float
 
 from longform_evals.analysis.agreement import (
     balanced_accuracy,
-    comparable,
     problem_labels,
+    reaches,
     support_auc,
     support_threshold,
 )
@@ -157,9 +157,9 @@ def _bacc(rows: _Rows, thresholds: list[float]) -> float:
     if any(math.isnan(t) for t in thresholds):
         return math.nan
     labels = [label for label, _, _ in rows]
-    values = comparable([v for _, v, _ in rows])
+    values = [v for _, v, _ in rows]
     # A summary is predicted faithful at `score >= threshold`, so flagged when it is not.
-    flagged = [not v >= t for v, t in zip(values, comparable(thresholds), strict=True)]
+    flagged = [not reaches(v, t) for v, t in zip(values, thresholds, strict=True)]
     return 100.0 * balanced_accuracy(labels, flagged).value
 
 

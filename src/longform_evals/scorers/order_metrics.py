@@ -28,7 +28,7 @@ from collections.abc import Hashable, Sequence
 import numpy as np
 from inspect_ai.scorer import Metric, SampleScore, Value, metric
 
-from longform_evals.analysis.agreement import comparable
+from longform_evals.analysis.agreement import reaches
 from longform_evals.analysis.intervals import FloatArray, Interval, bootstrap_interval
 from longform_evals.analysis.ordering import (
     order_table,
@@ -240,9 +240,7 @@ def bacc_by_order_sensitivity(threshold: float | None = None, key: str = "faithf
                 continue
             v = _number(s.score.value)
             t = threshold if threshold is not None else recorded_threshold(s, key, scores)
-            predicted = (
-                math.nan if v is None or math.isnan(t) else float(comparable(v) >= comparable(t))
-            )
+            predicted = math.nan if v is None or math.isnan(t) else float(reaches(v, t))
             source = _source(s, i)
             subset = str((s.sample_metadata or {}).get("subset", "all"))
             known[source] = (float(subsets.setdefault(subset, len(subsets))), float(label))
