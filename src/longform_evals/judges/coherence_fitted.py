@@ -158,6 +158,11 @@ def fitted_verdict(
     return verdict
 
 
+def fitted_asked(fitted: FittedCoherence) -> dict[str, ProbeThreshold]:
+    """The probes the fitted judge asks (those its weights use), as `probes_at` takes them."""
+    return {p.name: ProbeThreshold(0.5, enabled=p.name in fitted.probes) for p in PROBES}
+
+
 async def fitted_summary(
     model: Any, sentences: list[str], settings: ProbeSettings, fitted: FittedCoherence
 ) -> tuple[list[SentenceVerdict], int]:
@@ -166,7 +171,7 @@ async def fitted_summary(
     The probes are asked with the prompt the weights were fitted on, whatever `settings` says.
     """
     settings = replace(settings, template=fitted.probe_template)
-    asked = {p.name: ProbeThreshold(0.5, enabled=p.name in fitted.probes) for p in PROBES}
+    asked = fitted_asked(fitted)
     results = await fan_out(
         *[
             probe_sentence(model, sentences, i, settings, only_enabled=asked)

@@ -35,11 +35,9 @@ from longform_evals.judges.coherence import (
     SentenceVerdict,
     judge_summary,
 )
-from longform_evals.judges.coherence_fitted import fitted_summary, load_fitted
+from longform_evals.judges.coherence_fitted import fitted_asked, fitted_summary, load_fitted
 from longform_evals.judges.coherence_probe import (
-    PROBES,
     ProbeSettings,
-    ProbeThreshold,
     probe_summary,
     probes_at,
     thresholds_for,
@@ -54,6 +52,7 @@ from longform_evals.judges.registry import (
     register_judge,
 )
 from longform_evals.judges.unit_judge import JudgedUnits, UnitVerdict
+from longform_evals.models.gguf_files import packaged_equivalent
 from longform_evals.models.grader import GRADER_ROLE, grader_model
 from longform_evals.models.replay import stands_for
 from longform_evals.vocabulary import ScorerMode
@@ -89,9 +88,16 @@ def resolve_mode(mode: ScorerMode, model: Model) -> str:
     """`auto`: log-probability probes for embedded local judges (or a replay of one), the
     paper's method otherwise. The `fitted` judge is not chosen by `auto`: it agrees better with
     people's labels but does not react to a single planted error (docs/judges.md)."""
+    return mode_for_judge(mode, stands_for(model))
+
+
+def mode_for_judge(mode: str, judge: str | None) -> str:
+    """:func:`resolve_mode` from the judge's name (a served packaged model counts as the
+    embedded one), for the dry run's estimate, which has no model yet."""
     if mode != "auto":
         return mode
-    return "probe" if stands_for(model).startswith("gguf/") else "sentence"
+    name = (packaged_equivalent(judge) or judge) if judge else ""
+    return "probe" if name.startswith("gguf/") else "sentence"
 
 
 @dataclass(frozen=True)
@@ -276,8 +282,7 @@ def _probe_calls(work: JudgeWork, fitted: bool = False) -> float:
     (`coherence_probe.probes_at`)."""
     if fitted:
         found = load_fitted(work.judge) if work.judge else None
-        names = set(found.probes) if found is not None else {p.name for p in PROBES}
-        on = {p.name: ProbeThreshold(0.5, p.name in names) for p in PROBES}
+        on = fitted_asked(found) if found is not None else None
     else:
         on, _ = thresholds_for(work.judge or "", ProbeSettings())
     return float(sum(len(probes_at(i, on)) for i in range(work.items)))

@@ -53,10 +53,15 @@ VALUE_KEYS: tuple[str, ...] = ("faithfulness", *AGGREGATIONS, *FULL_AGGREGATIONS
 
 
 def summary_sentences(state: TaskState, summary: str) -> list[str]:
+    """The summary's sentences (:func:`given_sentences` of the sample's metadata)."""
+    return given_sentences(state.metadata, summary)
+
+
+def given_sentences(metadata: Mapping[str, Any], summary: str) -> list[str]:
     """The summary's sentences; a sample's own split is kept when it describes this summary
     (human labels of meta-evaluation data are aligned to it)."""
-    given = state.metadata.get("summary_sentences")
-    if isinstance(given, list) and state.metadata.get("summary") == summary:
+    given = metadata.get("summary_sentences")
+    if isinstance(given, list) and metadata.get("summary") == summary:
         return [str(s) for s in given]
     return split_sentences(summary)
 

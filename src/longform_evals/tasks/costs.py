@@ -25,11 +25,12 @@ from inspect_ai.dataset import Sample
 
 from longform_evals.data.multidoc import sample_documents
 from longform_evals.judges import coherence_judges, raters, support_judges  # noqa: F401 (their entries)
+from longform_evals.judges.coherence_judges import mode_for_judge
 from longform_evals.judges.faithfulness_calibration import load_calibration
+from longform_evals.judges.faithfulness_judging import given_sentences
 from longform_evals.judges.registry import JudgeWork, judge_entry, judge_names
 from longform_evals.judges.retrieval import Retrieval
 from longform_evals.judges.statement_parts import as_statements
-from longform_evals.models.gguf_files import packaged_equivalent
 from longform_evals.solvers.costs import ANSWER_TOKENS, TOKENS_PER_WORD, Cost, judge_calls
 from longform_evals.solvers.reading.pagination import page_limits
 from longform_evals.solvers.strategies import StrategyFamily, strategy_entry
@@ -71,15 +72,9 @@ def summary_cost(strategy: str, doc: int, args: Mapping[str, Any]) -> Cost:
 
 
 def coherence_mode(mode: str, batch: int, judge: str | None) -> str:
-    """The mode the BooookScore scorer judges in (`coherence_judges.resolve_mode`, from the
-    judge's name as the plan gives it): a batch size selects `batched`; `auto` is `probe` for
-    an embedded local judge (or one served under its packaged name), `sentence` otherwise."""
-    if batch > 0:
-        return "batched"
-    if mode != "auto":
-        return mode
-    name = packaged_equivalent(judge) or judge if judge else ""
-    return "probe" if name.startswith("gguf/") else "sentence"
+    """The mode the BooookScore task judges in: a batch size selects `batched` (as the task
+    does), else `auto` resolved for the judge's name (`coherence_judges.mode_for_judge`)."""
+    return "batched" if batch > 0 else mode_for_judge(mode, judge)
 
 
 def booookscore_judge_cost(
@@ -175,9 +170,7 @@ def judged_summary_cost(
     unit of the documents (LongFormFact)."""
     metadata = sample.metadata or {}
     docs = sample_documents(metadata, sample.id, default=str(sample.input))
-    summary = str(metadata.get("summary", ""))
-    given = metadata.get("summary_sentences")
-    sentences = [str(s) for s in given] if isinstance(given, list) else split_sentences(summary)
+    sentences = given_sentences(metadata, str(metadata.get("summary", "")))
     return support_judge_cost(
         docs,
         len(as_statements(sentences)),

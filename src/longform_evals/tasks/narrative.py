@@ -82,19 +82,20 @@ def narrative_scorers(target_words: int, tolerance: float, coherence: bool) -> l
 
 
 def _narrative_task(
-    name: str,
+    factory: Callable[..., Task],
     samples: Callable[[], list[Sample]],
     source: dict[str, Any],
     question_key: str | None = None,
 ) -> Task:
-    """The narrative task being built, from its arguments (`call_arguments`): scorers and
+    """The narrative task ``factory`` is building, from its arguments (`call_arguments`; its
+    parameters' roles say which are settings and options): scorers and
     solver first (a bad strategy fails before the data is read), then the samples; ``source``
     (where they came from) goes into the log's metadata."""
     task_args = call_arguments()
     scorers = narrative_scorers(
         task_args["target_words"], task_args["tolerance"], task_args["coherence"]
     )
-    factory = _FACTORIES[name]
+    name = factory.__name__
     settings = SummarySettings(
         **{key: task_args[key] for key in role_names(factory, "settings")},
         question_key=question_key,
@@ -159,7 +160,7 @@ def booksum(
             return load_booksum(data, level=level)
         return load_booksum_hf(revision=revision)
 
-    return _narrative_task("booksum", samples, source)
+    return _narrative_task(booksum, samples, source)
 
 
 @task
@@ -219,7 +220,7 @@ def squality(
             return load_squality(data)
         return load_squality_hf(split, revision=revision)
 
-    return _narrative_task("squality", samples, source, "question" if focus else None)
+    return _narrative_task(squality, samples, source, "question" if focus else None)
 
 
 _HEADLINES = (
@@ -253,9 +254,6 @@ def _card(
         snapshot=snapshot,
     )
 
-
-_FACTORIES: dict[str, Callable[..., Task]] = {"booksum": booksum, "squality": squality}
-"""Each narrative task's function, whose parameters say which are settings and options."""
 
 BOOKSUM_CARD = _card(
     "booksum",

@@ -65,12 +65,13 @@ NARRATIVEQA_PUBLISHED = Published(NARRATIVEQA_HF_DATASET, "test")
 
 
 def _task(
-    name: str,
+    factory: Callable[..., Task],
     samples: list[Sample],
     scorers: list[Scorer],
     source: dict[str, Any],
 ) -> Task:
-    """The reading task being built (its arguments: `call_arguments`): the strategy named
+    """The reading task ``factory`` is building (its arguments: `call_arguments`; its
+    parameters' roles say which are options): the strategy named
     there with the options (the parameters whose role is ``option``, `tasks/parameters.py`)
     the user set (None: the strategy's default) and the shared settings; ``source`` (where
     the samples came from) goes into the log's metadata."""
@@ -81,7 +82,7 @@ def _task(
         cache=task_args["cache"],
         **({} if answer_max_tokens is None else {"answer_max_tokens": answer_max_tokens}),
     )
-    factory = _FACTORIES[name]
+    name = factory.__name__
     offered = role_names(factory, "option")
     options = chosen_options(factory, task_args)
     return Task(
@@ -139,7 +140,7 @@ def quality(
         samples = load_quality(data, hard_only=hard_only)
     else:
         samples = load_quality_hf(hard_only=hard_only, revision=revision)
-    return _task("quality", samples, [choice_accuracy()], source)
+    return _task(quality, samples, [choice_accuracy()], source)
 
 
 @task
@@ -181,7 +182,7 @@ def narrativeqa(
     else:
         samples = load_narrativeqa_hf(kind=kind, summaries_only=summaries_only, revision=revision)
     scorers = [llm_raters(rule=rater_rule), rouge()]
-    return _task("narrativeqa", samples, scorers, source)
+    return _task(narrativeqa, samples, scorers, source)
 
 
 @task
@@ -214,15 +215,8 @@ def qmsum(
     types = comma_list(query_types) or ["general", "specific"]
     samples = load_qmsum(data, query_types=types)
     scorers = [llm_raters(rule=rater_rule), rouge()]
-    return _task("qmsum", samples, scorers, local_source(data))
+    return _task(qmsum, samples, scorers, local_source(data))
 
-
-_FACTORIES: dict[str, Callable[..., Task]] = {
-    "quality": quality,
-    "narrativeqa": narrativeqa,
-    "qmsum": qmsum,
-}
-"""Each reading task's function, whose parameters say which are the strategy's options."""
 
 _RATED = (
     Headline("llm_raters", "lr1", "LR-1", scale=100),
