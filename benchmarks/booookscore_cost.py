@@ -44,13 +44,13 @@ from inspect_ai.event import ModelEvent
 from inspect_ai.model import GenerateConfig, Model, get_model
 
 from longform_evals.data.books import bundled_summaries_dir, load_summaries
-from longform_evals.judges.coherence import (
+from longform_evals.judges.coherence.paper import (
     JudgeSettings,
     SentenceLayout,
     SentenceVerdict,
     judge_summary,
 )
-from longform_evals.judges.coherence_probe import ProbeSettings, probe_summary
+from longform_evals.judges.coherence.probe import ProbeSettings, probe_summary
 from longform_evals.tasks.booookscore import booookscore
 from longform_evals.text import split_sentences
 

@@ -35,8 +35,9 @@ from inspect_ai.model import Model, get_model
 
 from longform_evals.analysis.agreement import NO_PROBLEM, PROBLEM, roc_auc
 from longform_evals.judges.calibration_files import calibration_name
-from longform_evals.judges.coherence import JudgeSettings, SentenceLayout, judge_summary
-from longform_evals.judges.coherence_probe import (
+from longform_evals.judges.coherence.error_types import ERROR_TYPES
+from longform_evals.judges.coherence.paper import JudgeSettings, SentenceLayout, judge_summary
+from longform_evals.judges.coherence.probe import (
     PROBES,
     ProbeLayout,
     ProbeSettings,
@@ -48,7 +49,6 @@ from longform_evals.judges.coherence_probe import (
     thresholds_for,
     verdict_from_probes,
 )
-from longform_evals.judges.coherence_types import ERROR_TYPES
 
 
 @dataclass

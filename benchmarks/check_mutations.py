@@ -52,7 +52,7 @@ MUTATIONS = [
     ),
     Mutation(
         "probe_reads_no_confusion",
-        "judges/coherence_probe.py",
+        "judges/coherence/probe.py",
         "verdict.types = [p.error_type for p, s in active_signals if s >= "
         "thresholds[p.name].threshold]",
         "verdict.types = []",
@@ -60,7 +60,7 @@ MUTATIONS = [
     ),
     Mutation(
         "sentence_parser_reads_no_confusion",
-        "judges/coherence_parse.py",
+        "judges/coherence/parse.py",
         'raise JudgementParseError("the Types line names no error type")\n'
         "    return Judgement(confused=True, questions=questions, types=types)",
         'raise JudgementParseError("the Types line names no error type")\n'
@@ -69,7 +69,7 @@ MUTATIONS = [
     ),
     Mutation(
         "threshold_inverted",
-        "judges/coherence_probe.py",
+        "judges/coherence/probe.py",
         "if s >= thresholds[p.name].threshold]",
         "if s < thresholds[p.name].threshold]",
         "a calibrated probe threshold inverted (flag below it instead of at or above)",
@@ -84,7 +84,7 @@ MUTATIONS = [
     ),
     Mutation(
         "permissive_prompt_for_lr1",
-        "judges/raters.py",
+        "judges/raters/rating.py",
         'templates = {r: load_prompt("raters", r, settings.prompts_dir) for r in RATERS}',
         'templates = {r: load_prompt("raters", "permissive", settings.prompts_dir) '
         "for r in RATERS}",

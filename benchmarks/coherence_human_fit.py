@@ -46,7 +46,7 @@ import numpy.typing as npt
 from longform_evals.analysis.coherence_features import FEATURES, sentence_features
 from longform_evals.analysis.judge_agreement import SummaryRow, Unit, agreement_figures
 from longform_evals.data.labels.booookscore import load_booookscore_annotations
-from longform_evals.judges.coherence_probe import (
+from longform_evals.judges.coherence.probe import (
     PROBES,
     ProbeSettings,
     probe_sentence,

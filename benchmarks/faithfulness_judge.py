@@ -12,15 +12,16 @@ Compares judge settings (prompt template x document chunking) on two data sets:
 For every setting it prints ROC AUC (threshold-free) and balanced accuracy at the calibrated
 threshold, at sentence level (support = max over units) and summary level (max over units,
 then mean or min over sentences). `--calibrate FILE` writes the chosen setting's thresholds in
-the form `longform_evals.judges.faithfulness_calibration` reads.
+the form `longform_evals.judges.faithfulness.calibration` reads.
 
     python benchmarks/faithfulness_judge.py --model gguf/qwen2.5-coder-1.5b \
         --settings judge:natural,judge_examples:natural,judge_examples:tokens:1024 \
         [--longformfact ../shared/data/longformfact] [--calibrate FILE --choose PROMPT:CHUNKING]
         [--retrieval bm25:2]
 
-`--retrieval` reads, per sentence, only the units a retriever finds (`judges/retrieval.py`);
-the calibration file records it, and the judge reads that way by default.
+`--retrieval` reads, per sentence, only the units a retriever finds
+(`judges/faithfulness/retrieval.py`); the calibration file records it, and the judge reads that
+way by default.
 
 Judge calls go through Inspect's model cache, so a rerun costs no calls.
 """
@@ -49,9 +50,9 @@ from longform_evals.analysis.agreement import (
 )
 from longform_evals.data.longformfact import load_longformfact
 from longform_evals.data.planted.support import load_planted_support
-from longform_evals.judges.faithfulness import FaithfulnessSettings, support_rows
-from longform_evals.judges.faithfulness_calibration import SUMMARY_AGGREGATIONS
-from longform_evals.judges.retrieval import Retrieval
+from longform_evals.judges.faithfulness.calibration import SUMMARY_AGGREGATIONS
+from longform_evals.judges.faithfulness.llm import FaithfulnessSettings, support_rows
+from longform_evals.judges.faithfulness.retrieval import Retrieval
 from longform_evals.scorers.meta_evaluation import summary_label
 from longform_evals.text import chunk_documents, join_documents
 

@@ -43,8 +43,8 @@ from longform_evals.analysis.agreement import (
 )
 from longform_evals.analysis.judge_agreement import reference_flag
 from longform_evals.data.multidoc import sample_documents
-from longform_evals.judges.faithfulness_calibration import load_calibration
-from longform_evals.judges.retrieval import Retrieval
+from longform_evals.judges.faithfulness.calibration import load_calibration
+from longform_evals.judges.faithfulness.retrieval import Retrieval
 from longform_evals.judges.text_check import has_word
 from longform_evals.prompts import load_prompt
 from longform_evals.scorers.meta_evaluation import summary_label

@@ -69,7 +69,7 @@ from longform_evals.analysis.agreement import (
 )
 from longform_evals.cli.group import parse_key_values
 from longform_evals.data.planted.support import load_planted_support
-from longform_evals.judges.coherence_probe import (
+from longform_evals.judges.coherence.probe import (
     PROBES,
     ProbeSettings,
     probe_readings,
@@ -77,11 +77,11 @@ from longform_evals.judges.coherence_probe import (
     thresholds_for,
     verdict_from_probes,
 )
-from longform_evals.judges.faithfulness import FaithfulnessSettings, support_rows
-from longform_evals.judges.faithfulness_calibration import load_calibration
+from longform_evals.judges.faithfulness.calibration import load_calibration
+from longform_evals.judges.faithfulness.llm import FaithfulnessSettings, support_rows
+from longform_evals.judges.faithfulness.support import SupportJudgement
 from longform_evals.judges.injection import injection_cues
 from longform_evals.judges.statement_parts import judge_with_parts
-from longform_evals.judges.support import SupportJudgement
 from longform_evals.text import chunk_documents
 
 
@@ -524,8 +524,8 @@ async def judge_coherence(
     readings: bool = True,
 ) -> list[dict[str, dict[str, Any]]]:
     """Probe verdict (flagged, confusion signal) of every variant of every case, each also
-    probed as its readings as the scorer does (`coherence_probe.probe_readings`), unless
-    `readings` is False (the judge before that defence)."""
+    probed as its readings as the scorer does (`probe_readings` of `judges/coherence/probe.py`),
+    unless `readings` is False (the judge before that defence)."""
     settings = ProbeSettings(prompts_dir=prompts_dir)
     thresholds, _ = thresholds_for(str(model), settings)
     out = []

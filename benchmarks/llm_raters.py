@@ -12,7 +12,7 @@ reading them:
 It prints ROC AUC per rater, and on the test split the LR-1 / LR-2 each rule gives to each kind
 of answer: a usable rater gives high LR-1 to the exact answers and low LR-1 and LR-2 to the
 contradictions and non-answers. `--calibrate FILE` writes the thresholds in the form
-`longform_evals.judges.rater_calibration` reads.
+`longform_evals.judges.raters.calibration` reads.
 
     python benchmarks/llm_raters.py --model gguf/qwen2.5-coder-1.5b [--calibrate FILE]
 
@@ -38,8 +38,8 @@ from longform_evals.analysis.agreement import (
     support_threshold,
 )
 from longform_evals.data.planted.answers import PlantedAnswer, load_planted_answers
-from longform_evals.judges.rater_calibration import RaterCalibration
-from longform_evals.judges.raters import (
+from longform_evals.judges.raters.calibration import RaterCalibration
+from longform_evals.judges.raters.rating import (
     RaterVerdict,
     RatingSettings,
     rate_answer,

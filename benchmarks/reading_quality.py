@@ -35,7 +35,7 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
 from inspect_ai.model import GenerateConfig, get_model
 
-from longform_evals.judges.raters import rate_reference
+from longform_evals.judges.raters.rating import rate_reference
 from longform_evals.tasks.reading import narrativeqa, qmsum, quality
 
 QUALITY_STRATEGIES: dict[str, tuple[str, dict[str, Any]]] = {

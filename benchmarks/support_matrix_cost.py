@@ -23,7 +23,7 @@ from inspect_ai.model import Model, get_model
 
 from longform_evals.analysis import MERGES, SupportMatrix
 from longform_evals.data.books import bundled_summaries_dir, load_summaries
-from longform_evals.judges.faithfulness import FaithfulnessSettings, judge_support
+from longform_evals.judges.faithfulness.llm import FaithfulnessSettings, judge_support
 from longform_evals.text import split_sentences
 
 

@@ -46,7 +46,7 @@ from inspect_ai.log import EvalLog
 from inspect_ai.model import GenerateConfig, Model, get_model
 
 from longform_evals.data.books import bundled_books_dir, bundled_summaries_dir, load_summaries
-from longform_evals.judges.coherence_probe import ProbeLayout, ProbeSettings, probe_summary
+from longform_evals.judges.coherence.probe import ProbeLayout, ProbeSettings, probe_summary
 from longform_evals.tasks.booookscore import booookscore
 from longform_evals.text import split_sentences
 

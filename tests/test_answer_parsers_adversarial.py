@@ -13,14 +13,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from longform_evals.judges.coherence_parse import (
+from longform_evals.judges.coherence.parse import (
     JudgementParseError,
     parse_batch,
     parse_judgement,
     parse_types,
     split_questions,
 )
-from longform_evals.judges.raters import parse_verdict
+from longform_evals.judges.raters.rating import parse_verdict
 from longform_evals.judges.yes_no import parse_yes_no
 from longform_evals.scorers.choice_parse import parse_choice
 from longform_evals.solvers.reading.lookup import choose_pages, next_page, parse_page_request

@@ -22,7 +22,7 @@ from inspect_ai.scorer import Scorer
 from inspect_ai.solver import Solver
 
 import longform_evals.models.providers  # noqa: F401  (registers the scripted model)
-from longform_evals.judges.coherence_judges import CoherenceJudging
+from longform_evals.judges.coherence.judges import CoherenceJudging
 from longform_evals.models.scripted import ScriptedModelAPI
 from longform_evals.models.step_usage import STEP_USAGE_FIELDS, step_usage
 from longform_evals.scorers.booookscore import booookscore

@@ -102,7 +102,7 @@ def _make_log(folder: Path, model: str, samples: int = 2) -> Path:
     from inspect_ai.dataset import MemoryDataset, Sample
     from inspect_ai.model import get_model
 
-    from longform_evals.judges.coherence_judges import CoherenceJudging
+    from longform_evals.judges.coherence.judges import CoherenceJudging
     from longform_evals.scorers.booookscore import booookscore
     from longform_evals.solvers import given_summary
 

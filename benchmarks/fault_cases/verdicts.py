@@ -90,7 +90,7 @@ def _text_case(text: str, expect: str | None) -> Callable[[Path], str]:
     both must read (loaded); anything else is silent."""
 
     def run(_: Path) -> str:
-        from longform_evals.judges.raters import parse_verdict
+        from longform_evals.judges.raters.rating import parse_verdict
         from longform_evals.judges.yes_no import parse_yes_no
 
         p, verdict = parse_yes_no(text), parse_verdict(text)
@@ -104,7 +104,7 @@ def _text_case(text: str, expect: str | None) -> Callable[[Path], str]:
 
 def _rater_case(text: str, expect: str) -> Callable[[Path], str]:
     def run(_: Path) -> str:
-        from longform_evals.judges.raters import parse_verdict
+        from longform_evals.judges.raters.rating import parse_verdict
 
         return "loaded" if parse_verdict(text) == expect else "silent"
 
@@ -147,7 +147,7 @@ def _logprob_case(
 
 def _batch_case(text: str, count: int, unreadable: set[int]) -> Callable[[Path], str]:
     def run(_: Path) -> str:
-        from longform_evals.judges.coherence_parse import parse_batch
+        from longform_evals.judges.coherence.parse import parse_batch
 
         judgements, problems = parse_batch(text, count)
         if unreadable:
@@ -182,9 +182,9 @@ def _judged_case(answer: str) -> Callable[[Path], str]:
         os.environ["INSPECT_CACHE_DIR"] = str(folder / "cache")
         from inspect_ai.model import get_model
 
-        from longform_evals.judges.faithfulness import FaithfulnessSettings, judge_support
-        from longform_evals.judges.rater_calibration import RaterCalibration
-        from longform_evals.judges.raters import RatingSettings, rate_answer, rated
+        from longform_evals.judges.faithfulness.llm import FaithfulnessSettings, judge_support
+        from longform_evals.judges.raters.calibration import RaterCalibration
+        from longform_evals.judges.raters.rating import RatingSettings, rate_answer, rated
 
         model = get_model("scripted/verdicts", default_response=answer, memoize=False)
         settings = FaithfulnessSettings(logprobs=False, cache=False)

@@ -7,7 +7,7 @@ from typing import Literal, get_args
 
 ScorerMode = str
 """How the BooookScore judge is asked: `auto` or the name of a coherence judge in the table of
-`judges/coherence_judges.py` (`sentence`, `batched`, `probe`, `fitted`; docs/booookscore.md).
+`judges/coherence/judges.py` (`sentence`, `batched`, `probe`, `fitted`; docs/booookscore.md).
 An open set: a judge added to the table is a mode at once, checked where the judge is built."""
 
 JudgeKind = Literal["coherence", "faithfulness"]

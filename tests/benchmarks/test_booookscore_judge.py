@@ -11,7 +11,7 @@ import pytest
 from inspect_ai.model import get_model
 
 from helpers import load_benchmark_script
-from longform_evals.judges.coherence_probe import JOINT_ORDER, PROBES, ProbeThreshold
+from longform_evals.judges.coherence.probe import JOINT_ORDER, PROBES, ProbeThreshold
 
 
 def _script() -> ModuleType:

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from helpers import load_benchmark_script
-from longform_evals.judges.coherence import JudgeSettings, sentence_prompt
-from longform_evals.judges.coherence_parse import parse_judgement
+from longform_evals.judges.coherence.paper import JudgeSettings, sentence_prompt
+from longform_evals.judges.coherence.parse import parse_judgement
 from longform_evals.judges.injection import as_data
 
 ENTRY = {"questions": "Who is Zorb?", "types": ["entity omission", "event omission"]}

@@ -25,7 +25,11 @@ import pytest
 from inspect_ai.model import get_model
 
 from helpers import load_benchmark_script
-from longform_evals.judges.coherence import JudgeSettings, judge_summary, sentence_prompt
+from longform_evals.judges.coherence.paper import (
+    JudgeSettings,
+    judge_summary,
+    sentence_prompt,
+)
 from longform_evals.judges.injection import as_data
 
 

@@ -13,8 +13,9 @@ from longform_evals.checks import booookscore_checks, faithfulness_checks, rater
 from longform_evals.checks.judge import JudgeChoice, judge_choice
 from longform_evals.checks.runner import format_table, junit_xml, run_checks, shipped_checks
 from longform_evals.checks.spec import Result
-from longform_evals.judges import coherence_probe, support
-from longform_evals.judges.coherence import SentenceVerdict
+from longform_evals.judges.coherence import probe as coherence_probe
+from longform_evals.judges.coherence.paper import SentenceVerdict
+from longform_evals.judges.faithfulness import support
 from longform_evals.models.replay import packaged_recording
 
 JUDGED = ["booookscore", "faithfulness", "llm_raters"]

@@ -20,10 +20,14 @@ from inspect_ai.model import Model
 
 from helpers import BOOKS, judges_added, write_longsciverify
 from longform_evals.cli.judge_card import _run_args
-from longform_evals.judges.coherence import SentenceVerdict
-from longform_evals.judges.coherence_judges import CoherenceJudging
-from longform_evals.judges.faithfulness_calibration import JudgeCalibration
-from longform_evals.judges.support import JudgeOptions, JudgeSetup, SupportJudgement
+from longform_evals.judges.coherence.judges import CoherenceJudging
+from longform_evals.judges.coherence.paper import SentenceVerdict
+from longform_evals.judges.faithfulness.calibration import JudgeCalibration
+from longform_evals.judges.faithfulness.support import (
+    JudgeOptions,
+    JudgeSetup,
+    SupportJudgement,
+)
 from longform_evals.runs.catalogue import check_task_args
 from longform_evals.scorers.faithfulness import faithfulness
 from longform_evals.solvers.summarize.given import given_summary

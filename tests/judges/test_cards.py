@@ -21,7 +21,7 @@ from inspect_ai.model import get_model
 from inspect_ai.solver import generate
 
 from longform_evals.judges import cards
-from longform_evals.judges.coherence_judges import CoherenceJudging
+from longform_evals.judges.coherence.judges import CoherenceJudging
 from longform_evals.reports.judge_card import card_stem, headline_text, load_card
 from longform_evals.scorers.booookscore import booookscore
 from longform_evals.scorers.faithfulness import faithfulness

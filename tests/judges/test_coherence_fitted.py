@@ -12,13 +12,13 @@ import pytest
 from inspect_ai.model import get_model
 
 from longform_evals.analysis.coherence_features import FEATURES
-from longform_evals.judges.coherence_fitted import (
+from longform_evals.judges.coherence.fitted import (
     fitted_summary,
     fitted_verdict,
     load_fitted,
     parse_fitted,
 )
-from longform_evals.judges.coherence_probe import ProbeSettings
+from longform_evals.judges.coherence.probe import ProbeSettings
 
 TEXT_ROW = (0.5, 2.0, 1.0, 0.0, 0.2, 0.1, 0.6)  # a sentence's text signals, FEATURES order
 
@@ -130,7 +130,7 @@ def test_the_judge_asks_with_the_prompt_its_weights_were_fitted_on(
 
 
 def test_the_scorer_refuses_fitted_mode_without_a_file() -> None:
-    from longform_evals.judges.coherence_judges import CoherenceJudging
+    from longform_evals.judges.coherence.judges import CoherenceJudging
 
     judge = get_model("scripted/probe", rules=[{"pattern": ".", "response": "No"}], memoize=False)
     with pytest.raises(ValueError, match="no fitted coherence judge"):
@@ -139,14 +139,14 @@ def test_the_scorer_refuses_fitted_mode_without_a_file() -> None:
 
 def test_the_card_command_offers_every_scorer_mode() -> None:
     from longform_evals.cli.judge_card import _run_args
-    from longform_evals.judges.coherence_judges import coherence_modes
+    from longform_evals.judges.coherence.judges import coherence_modes
 
     for mode in coherence_modes():
         assert _run_args("grader", "coherence", "data.json", mode, None, ())["mode"] == mode
 
 
 def test_the_packaged_fitted_judge_is_readable_and_asks_the_calibrated_probes() -> None:
-    from longform_evals.judges.coherence_probe import thresholds_for
+    from longform_evals.judges.coherence.probe import thresholds_for
 
     fitted = load_fitted("gguf/qwen2.5-coder-1.5b")
     assert fitted is not None and fitted.source.startswith("packaged")

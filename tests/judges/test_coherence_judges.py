@@ -9,8 +9,8 @@ from typing import Any
 from inspect_ai.model import Model, get_model
 
 from helpers import judges_added
-from longform_evals.judges.coherence import SentenceVerdict
-from longform_evals.judges.coherence_judges import CoherenceJudging, coherence_modes
+from longform_evals.judges.coherence.judges import CoherenceJudging, coherence_modes
+from longform_evals.judges.coherence.paper import SentenceVerdict
 from longform_evals.judges.registry import judge_entry, judge_names
 
 

@@ -9,14 +9,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from longform_evals.judges.coherence_parse import (
+from longform_evals.judges.coherence.error_types import ERROR_TYPES, normalize_type
+from longform_evals.judges.coherence.parse import (
     Judgement,
     JudgementParseError,
     parse_batch,
     parse_judgement,
     parse_types,
 )
-from longform_evals.judges.coherence_types import ERROR_TYPES, normalize_type
 
 
 @pytest.mark.parametrize(

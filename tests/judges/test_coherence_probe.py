@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from inspect_ai.model import get_model
 
 from helpers import output_with_logprobs
-from longform_evals.judges.coherence_probe import (
+from longform_evals.judges.coherence.probe import (
     PROBES,
     ProbeSettings,
     ProbeThreshold,

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from inspect_ai.model import get_model
 
-from longform_evals.judges.coherence import JudgeSettings, judge_summary
-from longform_evals.judges.coherence_probe import ProbeSettings, probe_summary
+from longform_evals.judges.coherence.paper import JudgeSettings, judge_summary
+from longform_evals.judges.coherence.probe import ProbeSettings, probe_summary
 from longform_evals.judges.statement_parts import sentence_readings
 
 

@@ -21,8 +21,8 @@ from longform_evals.analysis.agreement import (
     support_auc,
 )
 from longform_evals.data.planted.support import load_planted_support
-from longform_evals.judges.faithfulness import FaithfulnessSettings, support_rows
-from longform_evals.judges.faithfulness_calibration import load_calibration
+from longform_evals.judges.faithfulness.calibration import load_calibration
+from longform_evals.judges.faithfulness.llm import FaithfulnessSettings, support_rows
 from longform_evals.text import chunk_documents
 
 JUDGE = "gguf/qwen2.5-coder-1.5b"

@@ -25,7 +25,7 @@ from inspect_ai.model import (
     TopLogprob,
 )
 
-from longform_evals.judges.minicheck import (
+from longform_evals.judges.faithfulness.minicheck import (
     MINICHECK_MODELS,
     MiniCheckJudge,
     MiniCheckLLMJudge,
@@ -34,7 +34,7 @@ from longform_evals.judges.minicheck import (
     minicheck_judge,
     minicheck_support_rows,
 )
-from longform_evals.judges.minicheck_chunking import (
+from longform_evals.judges.faithfulness.minicheck_chunking import (
     minicheck_chunks,
     pack_sentences,
     word_count,
@@ -349,7 +349,7 @@ def test_faithfulness_scorer_with_a_minicheck_classifier(tiny_roberta: str, tmp_
     from inspect_ai.dataset import MemoryDataset, Sample
     from inspect_ai.model import get_model
 
-    from longform_evals.judges.support import JudgeOptions
+    from longform_evals.judges.faithfulness.support import JudgeOptions
     from longform_evals.scorers.faithfulness import faithfulness
     from longform_evals.solvers import given_summary
 

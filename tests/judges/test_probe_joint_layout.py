@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from inspect_ai.model import Logprob, Logprobs, ModelOutput, TopLogprob, get_model
 
-from longform_evals.judges.coherence_probe import (
+from longform_evals.judges.coherence.probe import (
     JOINT_ORDER,
     PROBES,
     ProbeSettings,

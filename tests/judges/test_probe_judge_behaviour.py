@@ -14,7 +14,7 @@ from importlib import resources
 import pytest
 
 from helpers import local_model_or_skip, needs_local_runtime
-from longform_evals.judges.coherence_probe import (
+from longform_evals.judges.coherence.probe import (
     ProbeSettings,
     probe_sentence,
     thresholds_for,

@@ -12,8 +12,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from inspect_ai.model import get_model
 
-from longform_evals.judges.rater_calibration import RaterCalibration
-from longform_evals.judges.raters import (
+from longform_evals.judges.raters.calibration import RaterCalibration
+from longform_evals.judges.raters.rating import (
     RaterVerdict,
     RatingSettings,
     Verdict,

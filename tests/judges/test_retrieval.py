@@ -1,5 +1,5 @@
 """Retrieve, then verify: a support judge asked only about the source units most related to
-each sentence (`judges/retrieval.py`), through the faithfulness scorer end to end."""
+each sentence (`judges/faithfulness/retrieval.py`), through the faithfulness scorer end to end."""
 
 from __future__ import annotations
 
@@ -17,9 +17,13 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.dataset import MemoryDataset, Sample
 
 from helpers import judges_added
-from longform_evals.judges.faithfulness_calibration import JudgeCalibration
-from longform_evals.judges.retrieval import Retrieval
-from longform_evals.judges.support import JudgeOptions, JudgeSetup, SupportJudgement
+from longform_evals.judges.faithfulness.calibration import JudgeCalibration
+from longform_evals.judges.faithfulness.retrieval import Retrieval
+from longform_evals.judges.faithfulness.support import (
+    JudgeOptions,
+    JudgeSetup,
+    SupportJudgement,
+)
 from longform_evals.scorers.faithfulness import faithfulness
 from longform_evals.solvers.summarize.given import given_summary
 from longform_evals.tasks.longformfact import longformfact
@@ -168,7 +172,7 @@ def test_the_default_is_what_the_judges_calibration_was_chosen_under() -> None:
 
 
 def test_calibration_files_record_their_retrieval(tmp_path: Path) -> None:
-    from longform_evals.judges.faithfulness_calibration import load_calibration
+    from longform_evals.judges.faithfulness.calibration import load_calibration
 
     base = {"prompt": "judge", "chunking": "words:400", "sentence_threshold": 0.6,
             "thresholds": {"max_mean": 0.7}}  # fmt: skip

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from longform_evals.judges.faithfulness.support import SupportJudgement
 from longform_evals.judges.statement_parts import as_statements, judge_with_parts, statement_parts
-from longform_evals.judges.support import SupportJudgement
 
 CLAIM = "The bridge reopened in March after seven months of repairs."
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from longform_evals.judges.faithfulness import LLMSupportJudge
-from longform_evals.judges.minicheck import MINICHECK_MODELS, MiniCheckSupportJudge
+from longform_evals.judges.faithfulness.llm import LLMSupportJudge
+from longform_evals.judges.faithfulness.minicheck import MINICHECK_MODELS, MiniCheckSupportJudge
+from longform_evals.judges.faithfulness.support import JudgeOptions
+from longform_evals.judges.faithfulness.support_judges import support_judge
 from longform_evals.judges.registry import JudgeWork, judge_entry, judge_names
-from longform_evals.judges.support import JudgeOptions
-from longform_evals.judges.support_judges import support_judge
 
 
 def test_the_registry_names_the_llm_judge_and_every_minicheck_model() -> None:

@@ -12,16 +12,16 @@ from inspect_ai.model import get_model
 from inspect_ai.solver import TaskState
 
 from longform_evals.judges.agreement_judge import AgreementJudge
-from longform_evals.judges.coherence import SentenceVerdict
-from longform_evals.judges.coherence_judges import (
+from longform_evals.judges.coherence.judges import (
     CoherenceJudging,
     CoherenceUnitJudge,
     coherence_modes,
     unit_verdict,
 )
-from longform_evals.judges.faithfulness_judging import FaithfulnessJudging
+from longform_evals.judges.coherence.paper import SentenceVerdict
+from longform_evals.judges.faithfulness.judging import FaithfulnessJudging
+from longform_evals.judges.faithfulness.support import SupportJudgement
 from longform_evals.judges.registry import judge_names
-from longform_evals.judges.support import SupportJudgement
 from longform_evals.judges.unit_judge import UnitVerdict, support_verdict
 from longform_evals.scorers.booookscore import booookscore
 from longform_evals.scorers.judge_agreement import judge_agreement

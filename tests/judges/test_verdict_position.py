@@ -16,9 +16,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from inspect_ai.model import Logprob, Logprobs, ModelOutput, TopLogprob, get_model
 
-from longform_evals.judges.coherence_parse import parse_batch
-from longform_evals.judges.faithfulness import FaithfulnessSettings, judge_support
-from longform_evals.judges.raters import RatingSettings, ask_rater, parse_verdict
+from longform_evals.judges.coherence.parse import parse_batch
+from longform_evals.judges.faithfulness.llm import FaithfulnessSettings, judge_support
+from longform_evals.judges.raters.rating import RatingSettings, ask_rater, parse_verdict
 from longform_evals.judges.verdict_text import read_answer
 from longform_evals.judges.yes_no import (
     p_yes_at_answers,

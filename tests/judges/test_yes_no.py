@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from inspect_ai.model import Logprob, Logprobs, ModelOutput, TopLogprob, get_model
 
 from helpers import output_with_logprobs
-from longform_evals.judges.faithfulness import FaithfulnessSettings, judge_support
+from longform_evals.judges.faithfulness.llm import FaithfulnessSettings, judge_support
 from longform_evals.judges.yes_no import (
     p_yes_from_logprobs,
     p_yes_from_output,
@@ -240,7 +240,7 @@ def test_an_impossible_log_probability_makes_the_answer_unreadable_not_text(
         assert p_yes_from_output(out) is None and reading_source(out) == "unreadable"
     # asked without log-probabilities, the judge reads the words: nothing broken was asked for
     assert read_yes_no(_out({"Yes": bad, "No": -1.0}, "Yes"), logprobs=False) == (1.0, "text")
-    _judged_with(monkeypatch, "faithfulness", _out({"Yes": bad, "No": -1.0}, "Yes"))
+    _judged_with(monkeypatch, "faithfulness.llm", _out({"Yes": bad, "No": -1.0}, "Yes"))
     model = get_model("scripted/faithfulness", default_response="Yes", memoize=False)
     settings = FaithfulnessSettings(logprobs=True, cache=False)
     judgement = asyncio.run(judge_support(model, "The ship sank.", "A ship sank.", settings))
@@ -251,9 +251,9 @@ def test_an_impossible_log_probability_makes_the_answer_unreadable_not_text(
 def test_raters_refuse_an_answer_with_impossible_log_probabilities(
     bad: float, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from longform_evals.judges.raters import RatingSettings, rate_answer
+    from longform_evals.judges.raters.rating import RatingSettings, rate_answer
 
-    _judged_with(monkeypatch, "raters", _out({"Yes": bad, "No": -2.0}, "Yes"))
+    _judged_with(monkeypatch, "raters.rating", _out({"Yes": bad, "No": -2.0}, "Yes"))
     model = get_model("scripted/rater", default_response="Yes", memoize=False)
     settings = RatingSettings(logprobs=True, cache=False)
     [verdicts] = asyncio.run(rate_answer(model, "Who?", "Anna.", ["Anna."], settings))

@@ -15,7 +15,7 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import get_model
 
 from longform_evals.cli import main
-from longform_evals.judges.coherence_judges import CoherenceJudging
+from longform_evals.judges.coherence.judges import CoherenceJudging
 from longform_evals.reports.leaderboard import LeaderboardError, build_leaderboard
 from longform_evals.scorers.booookscore import booookscore
 from longform_evals.solvers import given_summary

@@ -22,7 +22,7 @@ from inspect_ai.model import get_model
 from inspect_ai.scorer import match
 
 from longform_evals.judges import cards
-from longform_evals.judges.coherence_judges import CoherenceJudging
+from longform_evals.judges.coherence.judges import CoherenceJudging
 from longform_evals.reports.judge_card import card_stem
 from longform_evals.reports.leaderboard import (
     NO_CARD,

@@ -12,7 +12,7 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.model import get_model
 
 from longform_evals.data.books import load_summaries
-from longform_evals.judges.coherence_judges import CoherenceJudging
+from longform_evals.judges.coherence.judges import CoherenceJudging
 from longform_evals.reports.leaderboard import build_leaderboard
 from longform_evals.scorers.booookscore import booookscore
 from longform_evals.solvers.summarize.given import given_summary

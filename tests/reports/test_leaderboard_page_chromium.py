@@ -25,7 +25,7 @@ from inspect_ai.model import get_model
 from inspect_ai.solver import generate
 
 from helpers import use_judge_card
-from longform_evals.judges.coherence_judges import CoherenceJudging
+from longform_evals.judges.coherence.judges import CoherenceJudging
 from longform_evals.reports.leaderboard import build_leaderboard
 from longform_evals.reports.leaderboard_render import write_all
 from longform_evals.scorers.booookscore import booookscore

@@ -13,8 +13,8 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.log import EvalLog
 from inspect_ai.model import get_model
 
-from longform_evals.judges.coherence import SentenceVerdict
-from longform_evals.judges.coherence_judges import CoherenceJudging
+from longform_evals.judges.coherence.judges import CoherenceJudging
+from longform_evals.judges.coherence.paper import SentenceVerdict
 from longform_evals.models.scripted import recent_instances
 from longform_evals.scorers.booookscore import booookscore, booookscore_values
 from longform_evals.solvers import given_summary

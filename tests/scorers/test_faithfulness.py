@@ -16,8 +16,8 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.log import EvalLog
 from inspect_ai.model import get_model
 
-from longform_evals.judges.faithfulness_judging import AGGREGATIONS
-from longform_evals.judges.support import JudgeOptions
+from longform_evals.judges.faithfulness.judging import AGGREGATIONS
+from longform_evals.judges.faithfulness.support import JudgeOptions
 from longform_evals.scorers.faithfulness import faithfulness
 from longform_evals.scorers.meta_evaluation import summary_label
 from longform_evals.solvers import given_summary

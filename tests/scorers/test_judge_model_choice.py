@@ -13,9 +13,9 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.log import EvalLog
 from inspect_ai.model import Model, get_model
 
-from longform_evals.judges.coherence_judges import CoherenceJudging
-from longform_evals.judges.faithfulness import LLMSupportJudge
-from longform_evals.judges.support import JudgeOptions
+from longform_evals.judges.coherence.judges import CoherenceJudging
+from longform_evals.judges.faithfulness.llm import LLMSupportJudge
+from longform_evals.judges.faithfulness.support import JudgeOptions
 from longform_evals.models.grader import grader_model
 from longform_evals.scorers.booookscore import booookscore
 from longform_evals.scorers.faithfulness import faithfulness

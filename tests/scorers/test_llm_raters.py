@@ -18,8 +18,8 @@ from inspect_ai.model import Model, get_model
 from inspect_ai.scorer import Score
 from inspect_ai.solver import generate
 
-from longform_evals.judges.rater_calibration import load_rater_calibration
-from longform_evals.judges.raters import Rated, Rating
+from longform_evals.judges.raters.calibration import load_rater_calibration
+from longform_evals.judges.raters.rating import Rated, Rating
 from longform_evals.models.scripted import ScriptedModelAPI
 from longform_evals.scorers.llm_raters import llm_raters
 

@@ -30,7 +30,7 @@ from helpers import write_o200k_cache  # type: ignore[import-not-found,unused-ig
 from longform_evals.analysis.intervals import FloatArray, bootstrap_interval
 from longform_evals.analysis.judge_agreement import reference_flag
 from longform_evals.analysis.ordering import expand_orders, expand_prefixes, sensitivity_interval
-from longform_evals.judges.faithfulness_judging import (
+from longform_evals.judges.faithfulness.judging import (
     AGGREGATIONS,
     FULL_AGGREGATIONS,
     VALUE_KEYS,

@@ -21,8 +21,8 @@ from inspect_ai.model import Model, get_model
 from inspect_ai.scorer import SampleScore, Score, Scorer, mean, stderr
 from inspect_ai.solver import generate
 
-from longform_evals.judges.coherence_judges import CoherenceJudging
-from longform_evals.judges.faithfulness_judging import VALUE_KEYS
+from longform_evals.judges.coherence.judges import CoherenceJudging
+from longform_evals.judges.faithfulness.judging import VALUE_KEYS
 from longform_evals.judges.text_check import (
     EMPTY_SUMMARY,
     NO_SENTENCES,

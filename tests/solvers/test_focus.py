@@ -14,6 +14,7 @@ from inspect_ai.model import get_model
 from inspect_ai.solver import Solver
 
 import longform_evals.models.providers  # noqa: F401  (registers the scripted model)
+from longform_evals import prompts as prompts_package
 from longform_evals.models.scripted import ScriptedCall
 from longform_evals.prompts import PromptError, load_prompt
 from longform_evals.solvers import (
@@ -24,25 +25,23 @@ from longform_evals.solvers import (
     nexus_sum,
     nexus_summarize,
 )
-from longform_evals.solvers.common.question_focus import QUESTION_RESERVE_TOKENS, Focus
+from longform_evals.solvers.common.question_focus import FOCUSED, QUESTION_RESERVE_TOKENS, Focus
 from longform_evals.solvers.nexus.pipeline import NexusOptions
 from longform_evals.solvers.settings import SummarySettings
 from longform_evals.text import count_tokens
 from solvers.summary_support import make_book
 
 QUOTED_FIELDS = {"text", "summary", "summaries", "context"}
-FOCUSED = {
-    "summarize": ["chunk", "compress", "full", "init", "merge", "merge_context", "update"],
-    "nexus_sum": ["chunk", "compress", "rewrite"],
-}
-PAIRS = [(method, name) for method, names in FOCUSED.items() for name in names]
+PROMPTS = Path(prompts_package.__file__).resolve().parent
+# every packaged focused template, found where the loader looks for them
+PAIRS = sorted((path.parent.parent.name, path.stem) for path in PROMPTS.glob(f"*/{FOCUSED}/*.txt"))
 QUESTION = "Why does Anna keep crossing the bridge?"
 
 
 @pytest.mark.parametrize(("method", "name"), PAIRS)
 def test_focused_template_adds_the_question_after_the_quoted_texts(method: str, name: str) -> None:
     plain = load_prompt(method, name)
-    focused = load_prompt(f"{method}_focused", name)
+    focused = load_prompt(f"{method}/{FOCUSED}", name)
     assert focused.fields == plain.fields | {"question"}
     text = focused.text
     question = text.index("{question}")
@@ -53,7 +52,7 @@ def test_focused_template_adds_the_question_after_the_quoted_texts(method: str, 
 
 
 def test_planning_reserves_room_for_a_question() -> None:
-    template = load_prompt("summarize_focused", "full")
+    template = load_prompt(f"summarize/{FOCUSED}", "full")
     planned = Focus("question").planning(template)
     assert planned.fields == {"text", "word_limit"}
     padded = count_tokens(planned.render(text="", word_limit=10))
@@ -63,11 +62,35 @@ def test_planning_reserves_room_for_a_question() -> None:
 
 
 def test_focused_override_must_keep_the_question(tmp_path: Path) -> None:
-    folder = tmp_path / "summarize_focused"
-    folder.mkdir()
+    folder = tmp_path / "summarize" / FOCUSED
+    folder.mkdir(parents=True)
     (folder / "full.txt").write_text("{text} in {word_limit} words\n")
     with pytest.raises(PromptError, match="lacks field"):
         full_context(SummarySettings(prompts_dir=str(tmp_path), question_key="question"))
+
+
+def test_packaged_focused_templates_are_found() -> None:
+    assert {method for method, _ in PAIRS} >= {"summarize", "nexus_sum"}
+    assert ("summarize", "chunk") in PAIRS
+
+
+@pytest.mark.parametrize("question_key", [None, "question"])
+def test_an_override_folder_of_the_old_layout_is_refused(
+    tmp_path: Path, question_key: str | None
+) -> None:
+    # a `summarize_focused/` folder would otherwise be skipped without a word
+    old = tmp_path / "summarize_focused"
+    old.mkdir()
+    (old / "full.txt").write_text("{text} {question} in {word_limit} words\n")
+    settings = SummarySettings(prompts_dir=str(tmp_path), question_key=question_key)
+    with pytest.raises(PromptError, match=r"summarize_focused.*summarize/focused"):
+        full_context(settings)
+
+
+@pytest.mark.parametrize("method", ["summarize/focused/extra", "../summarize", "summarize/"])
+def test_a_method_is_at_most_a_folder_and_a_variant(method: str) -> None:
+    with pytest.raises(PromptError, match="invalid prompt method"):
+        load_prompt(method, "full")
 
 
 def run(

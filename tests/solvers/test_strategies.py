@@ -5,8 +5,10 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import re
+import sys
 from collections.abc import Callable
-from typing import Any, get_args
+from pathlib import Path
+from typing import Any
 
 import pytest
 from inspect_ai._util.registry import registry_info, registry_params
@@ -15,16 +17,20 @@ from inspect_ai.solver import Solver
 
 from longform_evals.data.squality import bundled_squality_fixture
 from longform_evals.models.scripted import ScriptedModelAPI
+from longform_evals.runs.catalogue import check_task_args
 from longform_evals.solvers import settings as defaults
 from longform_evals.solvers.strategies import (
     SUMMARY_STRATEGIES,
     SummarySettings,
     check_strategy,
     strategy_entry,
+    strategy_names,
     strategy_options,
     summary_solver,
 )
 from longform_evals.tasks import booookscore as booookscore_module
+from longform_evals.tasks.card import TaskCard
+from longform_evals.tasks.cards import TASK_CARDS
 from longform_evals.tasks.narrative import booksum, squality
 from solvers.summary_support import words_asked
 
@@ -180,18 +186,29 @@ def documented_strategies(task: Callable[..., Any]) -> set[str]:
     return set(re.findall(r"`(\w+)`", entry.group(1)))
 
 
-def test_booookscore_offers_registered_names_and_documents_them() -> None:
-    offered = set(get_args(booookscore_module.Strategy))
-    assert offered <= set(SUMMARY_STRATEGIES)
-    assert documented_strategies(booookscore_module.booookscore) == offered
-    with pytest.raises(ValueError, match=r"'hierarchical', 'incremental' or 'full'$"):
-        booookscore_module.booookscore(strategy="nexus_sum")  # type: ignore[arg-type]
+@pytest.mark.parametrize(
+    "card", [c for c in TASK_CARDS.values() if c.strategy_family], ids=lambda c: c.name
+)
+def test_a_task_names_only_registered_strategies_and_points_at_the_registry(
+    card: TaskCard,
+) -> None:
+    # no closed list to keep: the entry sends readers to the registry, and every name it
+    # gives as an example is one the registry has
+    module = sys.modules[card.factory.__module__]
+    doc = (inspect.getdoc(card.factory) or "") + (inspect.getdoc(module) or "")
+    family = card.strategy_family
+    assert f'strategy_names("{family}")' in doc or f'``("{family}")``' in doc
+    named = documented_strategies(card.factory) - set(TASK_CARDS)  # `as for quality`
+    assert named <= set(card.strategies or ())
 
 
-@pytest.mark.parametrize("task", [booksum, squality])
-def test_narrative_tasks_document_registered_names(task: Callable[..., Any]) -> None:
-    # the docstring names the packaged strategies; one registered later is offered too
-    assert documented_strategies(task) == set(SUMMARY_STRATEGIES)
+def test_booookscore_offers_every_registered_summary_strategy() -> None:
+    assert booookscore_module.CARD.strategies == strategy_names("summary")
+    for name in strategy_names("summary"):
+        check_task_args("booookscore", {"strategy": name}, Path("."))
+    every = ", ".join(sorted(strategy_names("summary")))
+    with pytest.raises(ValueError, match=f"use one of {re.escape(every)}$"):
+        booookscore_module.booookscore(strategy="hier")
 
 
 @pytest.mark.parametrize("name", SUMMARY_STRATEGIES)

@@ -9,7 +9,7 @@ from pathlib import Path
 from inspect_ai import eval as inspect_eval
 from inspect_ai.model import get_model
 
-from longform_evals.judges.faithfulness_judging import AGGREGATIONS, FULL_AGGREGATIONS
+from longform_evals.judges.faithfulness.judging import AGGREGATIONS, FULL_AGGREGATIONS
 from longform_evals.tasks.longformfact import longformfact
 
 YES = {"Yes": -0.1, "No": -2.4}

@@ -380,7 +380,7 @@ def test_every_parameter_is_passed_to_the_package_task(
     ("key", "says"),
     [
         ("bad-type", "chunk_size='abc': Input should be a valid integer"),
-        ("bad-value", "strategy='bogus': Input should be 'hierarchical', 'incremental' or 'full'"),
+        ("bad-value", "unknown strategy 'bogus'; use one of full, hierarchical"),
         ("bad-file", "no/such/folder"),
     ],
 )

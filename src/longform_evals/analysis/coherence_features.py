@@ -4,7 +4,7 @@ A small judge misses things a few lines of counting can see: a capitalised name 
 the summary never introduced, a sentence that repeats an earlier one, a jump away from the
 sentence before it. Each signal below is computed from the summary's sentences alone (no
 source, no model), so it costs nothing next to a judge call; a fitted judge
-(`longform_evals.judges.coherence_fitted`) weighs them together with the judge's own
+(`longform_evals.judges.coherence.fitted`) weighs them together with the judge's own
 probabilities. On people's labels of GPT-4 book summaries (BooookScore's span annotations,
 `benchmarks/coherence_human_fit.py`) the strongest alone are the sentence's position and
 length: later and longer sentences hold more of what readers flagged.

@@ -25,7 +25,7 @@ from longform_evals.checks.inputs import respace, score_judged
 from longform_evals.checks.judge import RECORDED_JUDGE, JudgeChoice, current_judge
 from longform_evals.checks.spec import Check, Observation, unchanged, within
 from longform_evals.data.jsonl import jsonl_records
-from longform_evals.judges.coherence_judges import CoherenceJudging
+from longform_evals.judges.coherence.judges import CoherenceJudging
 from longform_evals.scorers.booookscore import booookscore
 
 METRIC = "booookscore"

@@ -16,7 +16,7 @@ from longform_evals.checks.inputs import planted_clusters, respace, score_judged
 from longform_evals.checks.judge import JudgeChoice, current_judge
 from longform_evals.checks.spec import Check, Observation, unchanged, within
 from longform_evals.data.planted.support import PlantedCluster
-from longform_evals.judges.faithfulness_judging import AGGREGATIONS
+from longform_evals.judges.faithfulness.judging import AGGREGATIONS
 from longform_evals.scorers.faithfulness import faithfulness
 
 METRIC = "faithfulness"

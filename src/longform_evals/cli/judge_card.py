@@ -131,7 +131,7 @@ def _run_args(
             "--mode is the coherence judge's; a faithfulness judge is chosen with -T judge=NAME"
         )
     if mode is not None:
-        from longform_evals.judges.coherence_judges import check_mode
+        from longform_evals.judges.coherence.judges import check_mode
 
         try:
             check_mode(mode)

@@ -49,7 +49,7 @@ def quickstart(
         raise click.BadParameter(f"no bundled book {book!r}; bundled: {known}")
     try:
         task = booookscore(
-            strategy=strategy,  # type: ignore[arg-type]
+            strategy=strategy,
             data=str(path),
             chunk_size=chunk_size,
             max_summary_tokens=max_summary_tokens,

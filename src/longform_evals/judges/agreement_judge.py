@@ -2,17 +2,17 @@
 
 :class:`AgreementJudge` is what the `judge_agreement` scorer takes (the task builds it from its
 parameters); it builds the unit judge of its kind from the two tables, the coherence table
-(`coherence_judges.py`) or the support table through the faithfulness scorer's judging
-(`faithfulness_judging.py`), so people's units are judged as the suite's scorers judge them.
+(`coherence/judges.py`) or the support table through the faithfulness scorer's judging
+(`faithfulness/judging.py`), so people's units are judged as the suite's scorers judge them.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from longform_evals.judges.coherence import SentenceLayout
-from longform_evals.judges.coherence_judges import CoherenceJudging, CoherenceUnitJudge
-from longform_evals.judges.faithfulness_judging import FaithfulnessJudging
+from longform_evals.judges.coherence.judges import CoherenceJudging, CoherenceUnitJudge
+from longform_evals.judges.coherence.paper import SentenceLayout
+from longform_evals.judges.faithfulness.judging import FaithfulnessJudging
 from longform_evals.judges.logged_fields import LoggedFields
 from longform_evals.judges.unit_judge import UnitJudge
 from longform_evals.models.grader import GRADER_ROLE
@@ -36,7 +36,7 @@ class AgreementJudge(LoggedFields):
         chunking: faithfulness: how the judge reads the source (default: its calibration).
         prompts_dir: folder overriding the judges' prompt templates.
         retrieval: faithfulness: which source units the judge reads per sentence (`all`, or
-            `<retriever>:<k>`; `judges/retrieval.py`); None: the judge's calibration's.
+            `<retriever>:<k>`; `judges/faithfulness/retrieval.py`); None: the judge's calibration's.
     """
 
     kind: JudgeKind = "coherence"

@@ -6,8 +6,8 @@ build or run it, the options type it is asked with, its calls on a unit of work 
 estimate: `tasks/costs.py`), the step kinds its calls are tallied under, the kind of packaged
 calibration file that says how good it is (`judges/calibration/<kind>_<model>.json`) and the
 task arguments its judge card records. The modules that define judges register them
-(`coherence_judges.py`, `support_judges.py`, `raters.py`); a judge registered later, by a user
-or a test (`with registered(entry):`), is offered everywhere the kind's judges are.
+(`coherence/judges.py`, `faithfulness/support_judges.py`, `raters/rating.py`); a judge registered
+later, by a user or a test (`with registered(entry):`), is offered everywhere the kind's judges are.
 """
 
 from __future__ import annotations

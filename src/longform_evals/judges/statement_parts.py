@@ -43,7 +43,7 @@ import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 
-from longform_evals.judges.support import SupportJudgement
+from longform_evals.judges.faithfulness.support import SupportJudgement
 from longform_evals.judges.suspect_pieces import suspect_readings, text_language
 from longform_evals.text import split_sentences
 

@@ -1,7 +1,7 @@
 """The one shape of a judge's verdict on a unit (a summary sentence or claim), whichever table
-the judge comes from: the coherence judges (`coherence_judges.py`) and the faithfulness support
-judges (`support_judges.py`) both give their judgements as :class:`UnitVerdict`, and a
-:class:`UnitJudge` gives one per unit it is asked about.
+the judge comes from: the coherence judges (`coherence/judges.py`) and the faithfulness
+support judges (`faithfulness/support_judges.py`) both give their judgements as
+:class:`UnitVerdict`, and a :class:`UnitJudge` gives one per unit it is asked about.
 
 A verdict says whether the judge flags a problem at its own threshold (`flag`), how likely a
 problem it thinks the unit has where it says (`probability`), whether its answer could be read

@@ -3,7 +3,10 @@
 Layout and lookup
 -----------------
 A template is named by a *method* (a folder) and a *name* (a file stem):
-``load_prompt("hello", "answer")`` reads ``longform_evals/prompts/hello/answer.txt``.
+``load_prompt("hello", "answer")`` reads ``longform_evals/prompts/hello/answer.txt``. A
+method's variants are subfolders of its folder, named ``<method>/<variant>``
+(``summarize/focused``: the question-focused templates), so a strategy's templates are one
+folder.
 When ``prompts_dir`` is given, ``<prompts_dir>/<method>/<name>.txt`` is tried first and
 used when it exists, so a user folder mirrors the packaged layout and may override any
 subset of templates (files it lacks fall back to the packaged ones). There is no other
@@ -242,17 +245,22 @@ def _read(path: Path) -> PromptTemplate:
     return _load_file(str(path), stat.st_mtime_ns, stat.st_size)
 
 
-def _check_component(kind: str, value: str) -> None:
-    if not isinstance(value, str) or not _COMPONENT.fullmatch(value) or ".." in value:
+def _check_component(kind: str, value: str, parts: int = 1) -> None:
+    """Raise unless ``value`` is at most ``parts`` plain file-name components joined by '/'."""
+    pieces = value.split("/") if isinstance(value, str) else [value]
+    if len(pieces) > parts or not all(
+        isinstance(piece, str) and _COMPONENT.fullmatch(piece) and ".." not in piece
+        for piece in pieces
+    ):
+        separators = "one '/' before a variant" if parts > 1 else "no path separators"
         raise PromptError(
-            f"invalid prompt {kind} {value!r}: use letters, digits, '_', '-' or '.' "
-            "(no path separators)"
+            f"invalid prompt {kind} {value!r}: use letters, digits, '_', '-' or '.' ({separators})"
         )
 
 
 def _packaged(method: str, name: str) -> tuple[str, PromptTemplate | None]:
     """The packaged template's location and the template (None when it does not exist)."""
-    resource = resources.files(_PACKAGE).joinpath(method).joinpath(name + _SUFFIX)
+    resource = resources.files(_PACKAGE).joinpath(*method.split("/")).joinpath(name + _SUFFIX)
     if isinstance(resource, Path):
         return str(resource), _read(resource) if resource.is_file() else None
     # A non-filesystem install (e.g. a zip): no modification time to key a cache on.
@@ -272,7 +280,8 @@ def load_prompt(
     """Load the template ``<method>/<name>.txt``.
 
     Args:
-        method: The template's folder, e.g. ``"hello"``.
+        method: The template's folder, e.g. ``"hello"``, or a variant's subfolder of it,
+            e.g. ``"summarize/focused"``.
         name: The template's file stem, e.g. ``"answer"``.
         prompts_dir: A user folder tried first (``<prompts_dir>/<method>/<name>.txt``);
             ``None`` or ``""`` uses the packaged templates only.
@@ -282,13 +291,14 @@ def load_prompt(
         The parsed template; its ``source`` is the path of the file used.
 
     Raises:
-        PromptError: If ``method`` or ``name`` is not a plain file-name component, if
+        PromptError: If ``method`` is not a plain file-name component (or two, joined by
+            '/'), or ``name`` not one, if
             ``prompts_dir`` is not a folder, if no file is found (the message lists every
             path tried), if the file is malformed, if a user override does not use exactly
             the fields of the packaged template it replaces, or if a required field is
             missing.
     """
-    _check_component("method", method)
+    _check_component("method", method, parts=2)
     _check_component("name", name)
     tried: list[str] = []
     template: PromptTemplate | None = None
@@ -298,7 +308,7 @@ def load_prompt(
             raise PromptError(
                 f"prompts_dir {str(folder)!r} is not a folder (looking for prompt {method}/{name})"
             )
-        candidate = folder / method / (name + _SUFFIX)
+        candidate = folder.joinpath(*method.split("/"), name + _SUFFIX)
         tried.append(str(candidate))
         if candidate.is_file():
             template = _read(candidate)

@@ -29,7 +29,8 @@ from inspect_ai.log import EvalLog, EvalSample
 
 from longform_evals import about
 from longform_evals.analysis.judge_agreement import AgreementFigures, agreement_figures
-from longform_evals.judges import coherence_judges, support_judges  # noqa: F401 (their entries)
+from longform_evals.judges.coherence import judges as coherence_judges  # noqa: F401 (its entries)
+from longform_evals.judges.faithfulness import support_judges  # noqa: F401 (its entries)
 from longform_evals.judges.registry import JudgeFamily, judge_entry, judge_names
 from longform_evals.log_store import join, resolve, write_text
 from longform_evals.scorers.judge_agreement_metrics import rows_of_scores

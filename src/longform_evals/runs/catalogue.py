@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from longform_evals.judges.coherence_judges import check_mode
+from longform_evals.judges.coherence.judges import check_mode
 from longform_evals.tasks.arguments import checked_values
 from longform_evals.tasks.cards import TASK_CARDS
 from longform_evals.tasks.parameters import path_names

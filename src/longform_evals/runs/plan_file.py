@@ -24,7 +24,7 @@ from typing import Any
 
 import yaml
 
-from longform_evals.judges.coherence_judges import coherence_modes
+from longform_evals.judges.coherence.judges import coherence_modes
 from longform_evals.log_store import StoreError, check_writable, is_url, resolve
 from longform_evals.runs.catalogue import check_task_args
 from longform_evals.tasks.cards import TASK_CARDS

@@ -30,10 +30,10 @@ from inspect_ai.model import Model
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
-from longform_evals.judges.coherence import SentenceVerdict
-from longform_evals.judges.coherence_judges import CoherenceJudging, resolve_mode
-from longform_evals.judges.coherence_probe import PROBES
-from longform_evals.judges.coherence_types import ERROR_TYPES
+from longform_evals.judges.coherence.error_types import ERROR_TYPES
+from longform_evals.judges.coherence.judges import CoherenceJudging, resolve_mode
+from longform_evals.judges.coherence.paper import SentenceVerdict
+from longform_evals.judges.coherence.probe import PROBES
 from longform_evals.judges.statement_parts import sentence_readings
 from longform_evals.judges.text_check import TextCheck, check_text
 from longform_evals.models.grader import GRADER_ROLE, grader_model, self_judged
@@ -144,13 +144,13 @@ def booookscore(
 
     Args:
         judge: how the judge is asked
-            (:class:`~longform_evals.judges.coherence_judges.CoherenceJudging`, or a mapping
+            (:class:`~longform_evals.judges.coherence.judges.CoherenceJudging`, or a mapping
             of its fields, as an eval log records it); default: `auto` mode. Its `mode`:
             `sentence` (one call per sentence, the paper's method), `batched` (`batch_size`
             numbered sentences per call, JSON answers), `probe` (yes/no questions per error
             type read from log-probabilities with calibrated thresholds, or one `threshold`;
             made for small local judges), `fitted` (the probes and cheap text signals weighed
-            by a model fitted on people's labels, `judges/coherence_fitted.py`), or `auto`
+            by a model fitted on people's labels, `judges/coherence/fitted.py`), or `auto`
             (`probe` for `gguf/` judges, `sentence` otherwise). Its `layout` (`sentence`
             mode): `quoted` (each call ends with the sentence's own text) or the experimental
             `numbered` (the summary as numbered lines, each call naming its sentence by

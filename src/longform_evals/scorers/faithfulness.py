@@ -19,12 +19,12 @@ from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
 from longform_evals.analysis import Merge
-from longform_evals.judges.faithfulness_judging import (
+from longform_evals.judges.faithfulness.judging import (
     AGGREGATIONS,
     FULL_AGGREGATIONS,
     FaithfulnessJudging,
 )
-from longform_evals.judges.support import (
+from longform_evals.judges.faithfulness.support import (
     JudgeOptions,
 )
 from longform_evals.scorers.limits import unless_limited
@@ -67,13 +67,14 @@ def faithfulness(
         chunking: how the judge reads a document: `natural` (whole), `tokens:N` (chunks of at
             most N tokens) or `words:N` (whole sentences packed into chunks of at most N
             words). Default: the judge model's calibration (see
-            `longform_evals.judges.faithfulness_calibration`), else `natural`.
+            `longform_evals.judges.faithfulness.calibration`), else `natural`.
         include_full: also judge each sentence against all documents at once (`full_*`).
         threshold: support at or above which a sentence counts as supported (position
             profiles) and, for meta-evaluation, a summary as faithful. Default: the
             calibrated thresholds of the judge model (per aggregation), else 0.5.
-        judge_options: how the judge is built (`longform_evals.judges.support.JudgeOptions`,
-            or a mapping of its fields): the LLM judge's `max_tokens` (1 by default: just the
+        judge_options: how the judge is built
+            (`longform_evals.judges.faithfulness.support.JudgeOptions`, or a mapping of its
+            fields): the LLM judge's `max_tokens` (1 by default: just the
             yes/no word, all P(yes) needs), `cache`, `prompts_dir`, `prompt` (`judge` or
             `judge_examples`; default: the judge model's calibration) and `calibration` (a
             file instead of the packaged one); a MiniCheck judge's `path` (a local folder or

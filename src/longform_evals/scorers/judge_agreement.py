@@ -35,7 +35,7 @@ from inspect_ai.solver import TaskState
 
 from longform_evals.analysis.judge_agreement import reference_flag
 from longform_evals.judges.agreement_judge import AgreementJudge
-from longform_evals.judges.faithfulness_judging import FaithfulnessJudging
+from longform_evals.judges.faithfulness.judging import FaithfulnessJudging
 from longform_evals.judges.statement_parts import as_statements
 from longform_evals.judges.text_check import has_word, worded_sentences
 from longform_evals.judges.unit_judge import UnitJudge, UnitVerdict, support_verdict

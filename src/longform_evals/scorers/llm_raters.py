@@ -6,7 +6,7 @@ Yes, partially / No). LR-1 is the share of exact matches, LR-2 the share of exac
 ones; over several references the best rating counts (the raters of ReadAgent, "A
 Human-Inspired Reading Agent with Gist Memory of Very Long Contexts", arXiv:2402.09727, with this
 project's own prompts in `prompts/raters/`). Asking the raters and reading their verdicts is
-`longform_evals.judges.raters`; this module is its Inspect scorer. The rating is read by one
+`longform_evals.judges.raters.rating`; this module is its Inspect scorer. The rating is read by one
 of two rules:
 
 * `verdicts` (the paper's): exact when either rater says so (strict YES or permissive plain
@@ -15,7 +15,7 @@ of two rules:
   `exact_threshold`, partial when the permissive rater's P(Yes) (which covers "Yes" and "Yes,
   partially") reaches `partial_threshold`, else none. Small graders need it: they answer the
   permissive prompt with a plain "Yes" almost whatever the answer (see
-  `longform_evals.judges.rater_calibration`).
+  `longform_evals.judges.raters.calibration`).
 
 `auto` (the default) uses `calibrated` when the grader has a calibration, else `verdicts`.
 
@@ -42,13 +42,13 @@ from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
 from longform_evals.judges.health import note_readings
-from longform_evals.judges.rater_calibration import (
+from longform_evals.judges.raters.calibration import (
     RaterCalibration,
     check_rule,
     load_rater_calibration,
     resolve_rule,
 )
-from longform_evals.judges.raters import (
+from longform_evals.judges.raters.rating import (
     RATERS,
     Rated,
     RatingSettings,

@@ -26,6 +26,8 @@ __all__ = [
     "Cost",
     "StrategyCost",
     "calls",
+    "summary_cap",
+    "summary_shape",
 ]
 
 PROMPT_TOKENS = 250
@@ -93,7 +95,7 @@ def judge_calls(n: float, each_in: float) -> Cost:
 # Summaries of one long text.
 
 
-def _summary_shape(args: Mapping[str, Any]) -> tuple[int, int, int]:
+def summary_shape(args: Mapping[str, Any]) -> tuple[int, int, int]:
     """Chunk size, context window and summary cap in tokens: ``max_summary_tokens`` where the
     task has it, else ``target_words`` in tokens."""
     cap = args.get("max_summary_tokens")
@@ -102,13 +104,19 @@ def _summary_shape(args: Mapping[str, Any]) -> tuple[int, int, int]:
     return int(args["chunk_size"]), int(args["context_window"]), int(cap)
 
 
+def summary_cap(args: Mapping[str, Any]) -> int:
+    """The summary's length in tokens that a summary strategy is asked for (see
+    :func:`summary_shape`)."""
+    return summary_shape(args)[2]
+
+
 def _chunks(docs: Sequence[int], chunk: int) -> int:
     return max(1, math.ceil(sum(docs) / chunk))
 
 
 def full_summary_cost(docs: Sequence[int], per_doc: int, args: Mapping[str, Any]) -> Cost:
     """One call over the text that fits the window."""
-    _, window, cap = _summary_shape(args)
+    _, window, cap = summary_shape(args)
     return calls(1, min(sum(docs), window - cap), cap, "full_summary")
 
 
@@ -116,28 +124,14 @@ def incremental_cost(docs: Sequence[int], per_doc: int, args: Mapping[str, Any])
     """The first chunk summarized, then one update per further chunk, each reading the chunk
     and the running summary (compressions when a summary outgrows its cap are not counted:
     they depend on what the model writes)."""
-    chunk, _, cap = _summary_shape(args)
+    chunk, _, cap = summary_shape(args)
     n = _chunks(docs, chunk)
     return calls(1, chunk, cap, "chunk_summary") + calls(n - 1, chunk + cap, cap, "update")
 
 
-def nexus_cost(docs: Sequence[int], per_doc: int, args: Mapping[str, Any]) -> Cost:
-    """A dialogue-to-prose rewrite of each chunk (with ``preprocess``; chunks without dialogue
-    are skipped, so this is at most), a summary of each, then one compression round of the
-    joined summaries (with ``compress``; a round runs only while the summary is too long)."""
-    chunk, _, cap = _summary_shape(args)
-    n = _chunks(docs, chunk)
-    cost = calls(n, chunk, chunk // 2, "chunk_summary")
-    if args["preprocess"]:
-        cost += calls(n, chunk, chunk, "preprocess")
-    if args["compress"]:
-        cost += calls(1, n * cap // 2, cap, "compression")
-    return cost
-
-
 def hierarchical_cost(docs: Sequence[int], per_doc: int, args: Mapping[str, Any]) -> Cost:
     """Chunk summaries, then merges of as many summaries as fit the window, level by level."""
-    chunk, window, cap = _summary_shape(args)
+    chunk, window, cap = summary_shape(args)
     chunks = _chunks(docs, chunk)
     each = min(cap, chunk // 2)
     fan_in = max(2, (window - cap - PROMPT_TOKENS) // max(1, each))

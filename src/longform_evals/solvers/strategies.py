@@ -9,10 +9,10 @@ kinds its model calls are tallied under, its cost function for ``longform run --
 tasks, the cost estimate and the lm-eval wrappers read this registry, so a name missing here
 is an error everywhere.
 
-To add a strategy: write its solver in one module (taking the settings first, its templates in
-one folder of ``prompts/``), add one line to ``_BUILT_IN`` below (or call
-:func:`register_strategy` from your own package) and test it. The tasks of its family offer it
-at once (BooookScore offers the subset named by its ``Strategy`` type).
+To add a strategy: write its solver and its cost in one module (taking the settings first, its
+templates in one folder of ``prompts/``, the question-focused ones in its ``focused/``
+subfolder), add one line to ``_BUILT_IN`` below (or call :func:`register_strategy` from your
+own package) and test it. Every task of its family offers it at once.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from inspect_ai.solver import Solver
 
 import longform_evals.solvers.costs as costs
 from longform_evals.solvers.multidoc.summary import MULTIDOC_SHAPES, multidoc_summary
-from longform_evals.solvers.nexus.pipeline import nexus_sum
+from longform_evals.solvers.nexus.pipeline import nexus_cost, nexus_sum
 from longform_evals.solvers.reading import read_agent, retrieval
 from longform_evals.solvers.settings import MultidocSettings, ReadingSettings, SummarySettings
 from longform_evals.solvers.summarize.full_context import full_context
@@ -247,7 +247,7 @@ _BUILT_IN = (
              _SUMMARY_STEPS, options={}, wrapper="hierarchical"),
     Strategy("summary", "incremental", incremental_update, costs.incremental_cost,
              _SUMMARY_STEPS, options={}, wrapper="incremental"),
-    Strategy("summary", "nexus_sum", nexus_sum, costs.nexus_cost,
+    Strategy("summary", "nexus_sum", nexus_sum, nexus_cost,
              ("preprocess", "chunk_summary", "compression", "rewrite"),
              options={"preprocess": True, "compress": True}, wrapper="nexussum"),
     # answers to questions about one long text (ReadAgent §4)

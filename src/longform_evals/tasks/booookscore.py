@@ -9,14 +9,14 @@ inspect eval tasks/booookscore.py --model X -T score_only=true -T data=summaries
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, get_args
+from typing import Annotated
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset
 
 from longform_evals.data.books import load_books, load_summaries
-from longform_evals.judges.coherence import SentenceLayout
-from longform_evals.judges.coherence_judges import CoherenceJudging
+from longform_evals.judges.coherence.judges import CoherenceJudging
+from longform_evals.judges.coherence.paper import SentenceLayout
 from longform_evals.scorers.booookscore import booookscore as booookscore_scorer
 from longform_evals.scorers.limited import limited
 from longform_evals.scorers.summary_stats import summary_statistics
@@ -43,20 +43,17 @@ from longform_evals.tasks.parameters import (
     DataFile,
     Param,
     PromptsDir,
+    StrategyName,
     SummaryTokens,
     Temperature,
 )
 from longform_evals.vocabulary import ScorerMode
 
-Strategy = Literal["hierarchical", "incremental", "full"]
-"""BooookScore's two strategies (Appendix A) and its full-context baseline: the names this task
-offers from :data:`~longform_evals.solvers.strategies.SUMMARY_STRATEGIES`."""
-
 
 @task
 @strict_parameters
 def booookscore(
-    strategy: Annotated[Strategy, Param("strategy")] = "hierarchical",
+    strategy: StrategyName = "hierarchical",
     data: DataFile = None,
     chunk_size: ChunkSize = DEFAULT_CHUNK_SIZE,
     context_window: ContextWindow = DEFAULT_CONTEXT_WINDOW,
@@ -75,8 +72,10 @@ def booookscore(
     """Book-length summarization scored with BooookScore and summary statistics.
 
     Args:
-        strategy: `hierarchical` (merging), `incremental` (updating) or `full` (one call,
-            truncated to the context window when needed).
+        strategy: a summary strategy of the registry (`strategy_names("summary")` of
+            `longform_evals.solvers.strategies`): the paper's `hierarchical` (merging) and
+            `incremental` (updating), the baseline `full` (one call, truncated to the
+            context window when needed), or any other registered (docs/strategies.md).
         data: a .txt book, a folder of .txt books, or JSONL with id/title/text; the bundled
             stories when omitted. With `score_only`, JSONL with id/summary (optional text).
         chunk_size: tokens per chunk (cl100k), the paper's default 2048.
@@ -126,7 +125,7 @@ def booookscore(
             scorer=scorers,
             version="1.4.0",
         )
-    check_strategy(strategy, get_args(Strategy))
+    check_strategy(strategy)
     return Task(
         dataset=MemoryDataset(load_books(data), name="booookscore_books"),
         solver=summary_solver(
@@ -155,7 +154,6 @@ CARD = TaskCard(
     headlines=(Headline("booookscore", "booookscore", "BooookScore"),),
     cost=booookscore_cost,
     strategy_family="summary",
-    strategy_subset=get_args(Strategy),
     judged_by="grader",
     judge_mode=True,
     calibration_kind="coherence_probe",

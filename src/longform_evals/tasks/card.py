@@ -87,8 +87,6 @@ class TaskCard:
     strategy_family: StrategyFamily | None = None
     """The family of the strategy registry (`solvers/strategies.py`) its ``strategy``
     argument names (None: it has no such argument)."""
-    strategy_subset: tuple[str, ...] | None = None
-    """The names of that family it offers, where it offers only some (None: all)."""
     judged_by: JudgedBy = "nobody"
     judged_when: Callable[[Mapping[str, Any]], bool] = always
     """Given the task's arguments, whether its judge is called at all."""
@@ -112,9 +110,7 @@ class TaskCard:
         included; None: it has no such argument)."""
         if self.strategy_family is None:
             return None
-        names = strategy_names(self.strategy_family)
-        subset = self.strategy_subset
-        return names if subset is None else tuple(n for n in names if n in subset)
+        return strategy_names(self.strategy_family)
 
     def parameters(self) -> list[str]:
         """The task function's parameter names."""

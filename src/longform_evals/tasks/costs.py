@@ -24,12 +24,14 @@ from typing import Any
 from inspect_ai.dataset import Sample
 
 from longform_evals.data.multidoc import sample_documents
-from longform_evals.judges import coherence_judges, raters, support_judges  # noqa: F401 (their entries)
-from longform_evals.judges.coherence_judges import mode_for_judge
-from longform_evals.judges.faithfulness_calibration import load_calibration
-from longform_evals.judges.faithfulness_judging import given_sentences
+from longform_evals.judges.coherence import judges as coherence_judges  # noqa: F401 (its entries)
+from longform_evals.judges.coherence.judges import mode_for_judge
+from longform_evals.judges.faithfulness import support_judges  # noqa: F401 (its entries)
+from longform_evals.judges.faithfulness.calibration import load_calibration
+from longform_evals.judges.faithfulness.judging import given_sentences
+from longform_evals.judges.faithfulness.retrieval import Retrieval
+from longform_evals.judges.raters import rating  # noqa: F401 (its entries)
 from longform_evals.judges.registry import JudgeWork, judge_entry, judge_names
-from longform_evals.judges.retrieval import Retrieval
 from longform_evals.judges.statement_parts import as_statements
 from longform_evals.solvers.costs import ANSWER_TOKENS, TOKENS_PER_WORD, Cost, judge_calls
 from longform_evals.solvers.reading.pagination import page_limits
@@ -73,7 +75,8 @@ def summary_cost(strategy: str, doc: int, args: Mapping[str, Any]) -> Cost:
 
 def coherence_mode(mode: str, batch: int, judge: str | None) -> str:
     """The mode the BooookScore task judges in: a batch size selects `batched` (as the task
-    does), else `auto` resolved for the judge's name (`coherence_judges.mode_for_judge`)."""
+    does), else `auto` resolved for the judge's name (`mode_for_judge` of
+    `judges/coherence/judges.py`)."""
     return "batched" if batch > 0 else mode_for_judge(mode, judge)
 
 

@@ -29,7 +29,7 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from longform_evals.data.labels.load import load_judge_labels
 from longform_evals.data.labels.schema import JudgeLabelSet
 from longform_evals.judges.agreement_judge import AgreementJudge
-from longform_evals.judges.coherence import SentenceLayout
+from longform_evals.judges.coherence.paper import SentenceLayout
 from longform_evals.scorers.judge_agreement import judge_agreement as agreement
 from longform_evals.solvers.summarize.given import given_summary
 from longform_evals.tasks.arguments import strict_parameters

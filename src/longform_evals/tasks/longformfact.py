@@ -30,8 +30,8 @@ from longform_evals.data.longformfact import (
     load_longformfact_remote,
 )
 from longform_evals.data.sources import DATA_SOURCE_KEY, Published, data_source
-from longform_evals.judges.faithfulness_judging import AGGREGATIONS, FULL_AGGREGATIONS
-from longform_evals.judges.support import JudgeOptions
+from longform_evals.judges.faithfulness.judging import AGGREGATIONS, FULL_AGGREGATIONS
+from longform_evals.judges.faithfulness.support import JudgeOptions
 from longform_evals.scorers.faithfulness import faithfulness
 from longform_evals.scorers.meta_evaluation import auc, bacc, bacc_by_order
 from longform_evals.scorers.order_metrics import bacc_by_order_sensitivity

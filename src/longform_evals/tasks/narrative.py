@@ -136,7 +136,9 @@ def booksum(
         data: a local JSONL (`doc_id`, `title`, `text`, `summaries`, `level`); when omitted,
             HF `kmfoda/booksum` (chapter level, test split; needs internet and `datasets`).
         level: keep only `chapter` or `book` records of a local file.
-        strategy: `full`, `hierarchical`, `incremental` or `nexus_sum`.
+        strategy: a summary strategy of the registry (`strategy_names("summary")` of
+            `longform_evals.solvers.strategies`; docs/strategies.md describes the packaged
+            ones), NexusSum's pipeline `nexus_sum` among them.
         target_words: the summary length asked for (NexusSum's θ; the others are asked for
             about this many words) and the length-adherence target.
         tolerance: length adherence: within tolerance * target_words of it (default 10 %).
@@ -185,14 +187,17 @@ def squality(
     """SQuALITY: question-focused summaries of short stories, against four references each.
 
     One sample per (story, question); the strategy's prompts carry the question after the
-    story text (the `*_focused` templates), so questions about one story share the prefix.
+    story text (the `focused/` templates of its prompt folder), so questions about one story
+    share the prefix.
     A question without reference summaries is a `DataError` when the data is loaded.
 
     Args:
         data: a local SQuALITY v1.3 JSONL (one story per line with its questions and
             responses); when omitted, HF `pszemraj/SQuALITY-v1.3` (needs internet and
             `datasets`).
-        strategy: `full`, `hierarchical`, `incremental` or `nexus_sum`.
+        strategy: a summary strategy of the registry (`strategy_names("summary")` of
+            `longform_evals.solvers.strategies`; docs/strategies.md describes the packaged
+            ones), NexusSum's pipeline `nexus_sum` among them.
         target_words: the summary length asked for and the length-adherence target; 200 by
             default because SQuALITY's references average about 225 words (median about
             165).
@@ -201,8 +206,8 @@ def squality(
         context_window: the summarizer's window in tokens.
         temperature: sampling temperature (default: 0.3 for nexus_sum, 0.5 otherwise).
         coherence: also score BooookScore coherence (the `grader` role judges).
-        prompts_dir: folder overriding prompt templates (`summarize_focused/`,
-            `nexus_sum_focused/`, ...).
+        prompts_dir: folder overriding prompt templates (`summarize/focused/`,
+            `nexus_sum/focused/`, ...).
         preprocess: nexus_sum only: rewrite dialogue as prose first (false: the ablation).
         compress: nexus_sum only: compress to `target_words` (false: the ablation).
         focus: put the question in the prompts (false: generic summaries of the story,

@@ -27,7 +27,7 @@ from inspect_ai.scorer import Metric, mean, stderr
 from longform_evals.analysis import Merge
 from longform_evals.analysis.ordering import ORDER_NAMES, expand_orders, expand_prefixes
 from longform_evals.data.multidoc import load_multidoc
-from longform_evals.judges.support import JudgeOptions
+from longform_evals.judges.faithfulness.support import JudgeOptions
 from longform_evals.scorers.faithfulness import faithfulness
 from longform_evals.scorers.order_metrics import (
     by_document_count,
@@ -119,9 +119,9 @@ def positional_bias(
     Args:
         data: A JSONL file (see :func:`~longform_evals.data.multidoc.load_multidoc`).
         strategy: A multi-document strategy of the registry
-            (:func:`~longform_evals.solvers.strategies.strategy_names` ``("multidoc")``):
-            plain, focus_top, focus_middle, focus_bottom, hierarchical_pairwise,
-            hierarchical_one_pass, incremental or calibration.
+            (:func:`~longform_evals.solvers.strategies.strategy_names` ``("multidoc")``;
+            docs/positional-bias.md describes the packaged ones), e.g. `plain`, a focus
+            prompt such as `focus_middle`, or order `calibration`.
         orders: Run every input under each order (needs ``ranking`` or ``reference`` per
             input); ``False`` runs the original order only.
         order_names: Subset of original, top, middle, bottom (comma-separated or a list).

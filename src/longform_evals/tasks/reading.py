@@ -6,8 +6,9 @@
     inspect eval longform_evals/narrativeqa --model openai/gpt-4o-mini -T strategy=gist_memory
     inspect eval longform_evals/qmsum --model M -T data=qmsum/val -T query_types=specific
 
-`strategy` is one of `full`, `truncate_first`, `truncate_last`, `gist_memory`,
-`read_agent_p`, `read_agent_s`, `bm25`, `embedding` (docs/reading.md). Multiple-choice answers
+`strategy` is a reading strategy of the registry (`strategy_names("reading")` of
+`longform_evals.solvers.strategies`; docs/reading.md describes the packaged ones, from `full`
+and `truncate_first` to ReadAgent's `read_agent_p`). Multiple-choice answers
 are scored by accuracy (unparseable answers counted); free-form answers by the LLM raters
 (LR-1, LR-2; the `grader` role) and ROUGE. Every task also reports the reading cost:
 compression rate, pages looked up, words consumed per question.

@@ -1,7 +1,8 @@
 """Question-focused summaries: a summarization strategy's prompts carry the sample's question.
 
-A strategy created with ``question_key`` loads its templates from ``<method>_focused/``
-(``summarize_focused/chunk.txt`` instead of ``summarize/chunk.txt``). Those templates have
+A strategy created with ``question_key`` loads its templates from the ``focused/`` subfolder
+of its prompt folder (``summarize/focused/chunk.txt`` instead of ``summarize/chunk.txt``), so
+a strategy's templates, plain and focused, are one folder. Those templates have
 one more field, ``{question}``, placed after the document (or the summaries) they quote, so
 the long prefix of a call is the same for every question about one story and provider
 prompt caches and local KV caches are reused across questions. Before a sample's first call
@@ -17,15 +18,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from inspect_ai.solver import TaskState
 
-from longform_evals.prompts import PromptTemplate, load_prompt
+from longform_evals.prompts import PromptError, PromptTemplate, load_prompt
 from longform_evals.text import TokenizerLike, get_tokenizer
 
 __all__ = [
-    "FOCUSED_SUFFIX",
+    "FOCUSED",
     "QUESTION_FIELD",
     "QUESTION_RESERVE_TOKENS",
     "Focus",
@@ -33,7 +35,8 @@ __all__ = [
 ]
 
 QUESTION_FIELD = "question"
-FOCUSED_SUFFIX = "_focused"
+FOCUSED = "focused"
+"""The subfolder of a strategy's prompt folder holding its question-focused templates."""
 QUESTION_RESERVE_TOKENS = 100
 """Tokens a focused prompt keeps for the question (SQuALITY's run to about 30)."""
 
@@ -55,11 +58,18 @@ class Focus:
     tokenizer: TokenizerLike = "cl100k_base"
 
     def load(self, method: str, name: str, prompts_dir: str | None) -> PromptTemplate:
-        """The template ``<method>/<name>``, or ``<method>_focused/<name>`` with a question."""
+        """The template ``<method>/<name>``, or ``<method>/focused/<name>`` with a question.
+
+        Raises:
+            PromptError: Also when ``prompts_dir`` has a ``<method>_focused/`` folder (the
+                layout before focused templates moved into their strategy's folder), which
+                would otherwise be ignored without a word.
+        """
+        _refuse_old_layout(method, prompts_dir)
         if self.question_key is None:
             return load_prompt(method, name, prompts_dir)
         return load_prompt(
-            method + FOCUSED_SUFFIX, name, prompts_dir, required_fields=(QUESTION_FIELD,)
+            f"{method}/{FOCUSED}", name, prompts_dir, required_fields=(QUESTION_FIELD,)
         )
 
     def planning(self, template: PromptTemplate) -> PromptTemplate:
@@ -107,6 +117,18 @@ class Focus:
             return template.fill(**{QUESTION_FIELD: question})
 
         return fill
+
+
+def _refuse_old_layout(method: str, prompts_dir: str | None) -> None:
+    if not prompts_dir:
+        return
+    old = Path(prompts_dir).expanduser() / f"{method}_{FOCUSED}"
+    if old.is_dir():
+        raise PromptError(
+            f"prompts_dir has {old}, which is no longer read: question-focused templates "
+            f"are in the {FOCUSED}/ subfolder of their strategy's folder; move its files "
+            f"to {old.parent / method / FOCUSED}"
+        )
 
 
 class FocusedPrompts:

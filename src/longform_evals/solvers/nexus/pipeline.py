@@ -14,7 +14,7 @@ The pipeline (METHODS.md §3) has three stages, each a chunk-and-concatenate pas
 
 An optional last call rewrites the summary for readability. Every call uses temperature 0.3.
 With ``question_key`` the summarizer, compressor and rewrite prompts carry the sample's
-question (the ``nexus_sum_focused/`` templates, :mod:`..common.question_focus`); the
+question (the ``nexus_sum/focused/`` templates, :mod:`..common.question_focus`); the
 preprocessor does not, since rewriting dialogue as prose is the same whatever is asked.
 The stages are also solvers of their own (:func:`nexus_preprocess`, :func:`nexus_summarize`,
 :func:`nexus_compress`); the last one compresses any summary an earlier solver left.
@@ -35,7 +35,7 @@ d + T x (g + R x P + 1 with the rewrite): the preprocessor is not retried.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -46,6 +46,7 @@ from longform_evals.prompts import PromptTemplate, load_prompt
 from longform_evals.solvers.common.question_focus import Focus
 from longform_evals.solvers.common.recording import Outcome, Step, SummaryRun, Tries, document_of
 from longform_evals.solvers.common.summary_limits import count_words
+from longform_evals.solvers.costs import Cost, calls, summary_shape
 from longform_evals.solvers.nexus.scenes import (
     DEFAULT_SCENE_WORDS,
     group_scenes,
@@ -63,6 +64,7 @@ __all__ = [
     "NEXUS_KEY",
     "NexusOptions",
     "compress_summary",
+    "nexus_cost",
     "nexus_sum",
     "preprocess_dialogue",
     "rewrite_summary",
@@ -452,7 +454,7 @@ def nexus_sum(
             words of ``max_summary_tokens``), the temperature of every call (0.3 unless
             set, as in the paper), the prompts folder overriding the ``nexus_sum/``
             templates, the question key focusing chunk summaries, compression and rewrite
-            (the ``nexus_sum_focused/`` templates) and caching (Inspect's cache, keyed by
+            (the ``nexus_sum/focused/`` templates) and caching (Inspect's cache, keyed by
             sample, epoch and try, so a rerun repeats no finished step).
         options: NexusSum's own settings (:class:`NexusOptions`: δ, scenes per chunk,
             rounds, tries, scene size, tokenizer).
@@ -515,3 +517,24 @@ def start_chunks(
 def copy_counts(run: SummaryRun, info: dict[str, Any]) -> None:
     info["dialogue_groups"] = run.stats["dialogue_groups"]
     info["preprocess_skipped"] = run.stats["preprocess_skipped"]
+
+
+def nexus_cost(docs: Sequence[int], per_doc: int, args: Mapping[str, Any]) -> Cost:
+    """A dialogue-to-prose rewrite of each chunk (with ``preprocess``; chunks without dialogue
+    are skipped, so this is at most), a summary of each, then one compression round of the
+    joined summaries (with ``compress``; a round runs only while the summary is too long).
+
+    A chunk is ``scenes_per_chunk`` scenes; scenes are cut where the text marks them, else every
+    ``scene_words`` words, which is what this counts (the token counts do not show the marks:
+    a text with scene marks of fewer words has more chunks than counted)."""
+    options = NexusOptions()
+    _, _, cap = summary_shape(args)
+    per_chunk = options.scenes_per_chunk * options.scene_words
+    n = sum(max(1, math.ceil(tokens / TOKENS_PER_WORD / per_chunk)) for tokens in docs)
+    chunk = per_chunk * TOKENS_PER_WORD
+    cost = calls(n, chunk, chunk / 2, "chunk_summary")
+    if args["preprocess"]:
+        cost += calls(n, chunk, chunk, "preprocess")
+    if args["compress"]:
+        cost += calls(1, n * cap / 2, cap, "compression")
+    return cost

@@ -49,7 +49,7 @@ def full_context(
             context window, the summary's token limit (the prompt asks for 0.65 times as
             many words), the temperature (0.5 by default, as in the paper), artifact removal
             (off by default), the prompts folder overriding ``summarize/full.txt`` (and
-            ``artifacts.txt``), the question key (``summarize_focused/full.txt``; see
+            ``artifacts.txt``), the question key (``summarize/focused/full.txt``; see
             :mod:`..common.question_focus`) and caching (Inspect's cache, keyed by sample,
             epoch and try, so a rerun repeats no finished step).
         truncation: Which part of an over-long document to keep.
@@ -67,7 +67,9 @@ def full_context(
     """
     if truncation not in _POLICIES:
         raise ValueError(f"unknown truncation {truncation!r}; use one of {', '.join(_POLICIES)}")
-    setup = summarizer(settings, ("full",), False, (max_tries, retry_temperature), tokenizer)
+    setup = summarizer(
+        settings, "summarize", ("full",), False, (max_tries, retry_temperature), tokenizer
+    )
     settings, tries, prompts, final = setup.settings, setup.tries, setup.prompts, setup.final
     budget = _document_budget(prompts.planning()["full"], settings, tokenizer)
     counters = ("truncated_tokens", *final.counters)

@@ -72,7 +72,7 @@ def hierarchical_merge(
             times as many words), the temperature of every call (0.5 by default, as in the
             paper), artifact removal on the final summary (off by default), the prompts
             folder overriding the ``summarize/`` templates, the question key focusing chunk
-            summaries and merges (the ``summarize_focused/`` templates; see
+            summaries and merges (the ``summarize/focused/`` templates; see
             :mod:`..common.question_focus`) and caching (Inspect's cache, keyed by sample,
             epoch and try, so a rerun repeats no finished step).
         max_tries: Tries for a summary that is empty, over its word limit or unfinished;
@@ -92,7 +92,9 @@ def hierarchical_merge(
         ValueError: If a chunk and its summary, or the merge prompts, cannot fit the window;
             at run time, if focus is on and a sample has no question.
     """
-    setup = summarizer(settings, _NAMES, False, (max_tries, retry_temperature), tokenizer)
+    setup = summarizer(
+        settings, "summarize", _NAMES, False, (max_tries, retry_temperature), tokenizer
+    )
     settings, tries, prompts, final = setup.settings, setup.tries, setup.prompts, setup.final
     plan = _make_plan(
         prompts.planning(), settings, context_fraction, min_chunk_summary_ratio, tokenizer

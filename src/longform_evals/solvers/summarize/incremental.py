@@ -84,7 +84,7 @@ def incremental_update(
             artifact removal on the final summary (on by default, as in the paper's
             pipeline), the prompts folder overriding the ``summarize/`` templates, the
             question key focusing the first summary, updates and compressions (the
-            ``summarize_focused/`` templates; see :mod:`..common.question_focus`) and caching
+            ``summarize/focused/`` templates; see :mod:`..common.question_focus`) and caching
             (Inspect's cache, keyed by sample, epoch and try, so a rerun repeats no finished
             step).
         compression_temperature: Sampling temperature of compression (1.0 in the paper).
@@ -100,7 +100,9 @@ def incremental_update(
         ValueError: If a chunk, the running summary and an update cannot fit the window;
             at run time, if focus is on and a sample has no question.
     """
-    setup = summarizer(settings, _NAMES, True, (max_tries, retry_temperature), tokenizer)
+    setup = summarizer(
+        settings, "summarize", _NAMES, True, (max_tries, retry_temperature), tokenizer
+    )
     settings, tries, prompts, final = setup.settings, setup.tries, setup.prompts, setup.final
     budget = _make_budget(prompts.planning()["update"], settings, tokenizer)
     counters = (*INCREMENTAL_COUNTERS, *final.counters)

@@ -26,18 +26,20 @@ class Summarizer:
 
 def summarizer(
     settings: SummarySettings | None,
+    folder: str,
     names: Sequence[str],
     artifacts: bool,
     tries: tuple[int, float | None],
     tokenizer: TokenizerLike,
 ) -> Summarizer:
-    """Load the ``summarize/`` templates ``names`` (focused when the settings give a question
-    key) and the artifact-removal step (on by default when ``artifacts``); ``tries``: the most
-    tries per call and the temperature of retries. Raises on a bad prompts folder at once."""
+    """Load the templates ``names`` of the strategy's prompt folder ``folder`` (those of its
+    ``focused/`` subfolder when the settings give a question key) and the shared
+    artifact-removal step (on by default when ``artifacts``); ``tries``: the most tries per call
+    and the temperature of retries. Raises on a bad prompts folder at once."""
     settings = settings or SummarySettings()
     temperature = settings.temperature_or(DEFAULT_TEMPERATURE)
     prompts = FocusedPrompts(
-        Focus(settings.question_key, tokenizer), "summarize", names, settings.prompts_dir
+        Focus(settings.question_key, tokenizer), folder, names, settings.prompts_dir
     )
     cleaning = settings.remove_artifacts_or(artifacts)
     final = FinalStep.load(cleaning, settings.prompts_dir, temperature)

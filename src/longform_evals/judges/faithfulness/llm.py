@@ -7,8 +7,9 @@ first answer token's log-probabilities when the provider returns them (a graded 
 threshold can be calibrated on), else 1.0 / 0.0 from the answer text; an answer that is
 neither yes nor no is a missing value (None), which reducers ignore and the scorer counts.
 
-:class:`LLMSupportJudge` is this judge as a :class:`~longform_evals.judges.support.SupportJudge`
-(the `llm` judge of the `faithfulness` scorer): the `grader` role, its calibration's prompt.
+:class:`LLMSupportJudge` is this judge as a
+:class:`~longform_evals.judges.faithfulness.support.SupportJudge` (the `llm` judge of the
+`faithfulness` scorer): the `grader` role, its calibration's prompt.
 """
 
 from __future__ import annotations
@@ -17,10 +18,14 @@ from dataclasses import dataclass, field
 
 from inspect_ai.model import GenerateConfig, Model
 
-from longform_evals.judges.faithfulness_calibration import load_calibration
+from longform_evals.judges.faithfulness.calibration import load_calibration
+from longform_evals.judges.faithfulness.support import (
+    JudgeOptions,
+    JudgeSetup,
+    SupportJudgement,
+)
 from longform_evals.judges.injection import as_data
 from longform_evals.judges.steps import JUDGE
-from longform_evals.judges.support import JudgeOptions, JudgeSetup, SupportJudgement
 from longform_evals.judges.yes_no import read_yes_no
 from longform_evals.models.calls import generate
 from longform_evals.models.fan_out import fan_out

@@ -34,16 +34,16 @@ from inspect_ai.model import (
 )
 from pydantic import JsonValue
 
-from longform_evals.judges.coherence_parse import (
-    JudgementParseError,
-    parse_batch,
-    parse_judgement,
-)
-from longform_evals.judges.demonstrations import (
+from longform_evals.judges.coherence.demonstrations import (
     load_demonstrations,
     numbered_lines,
     render_for_batches,
     render_for_sentences,
+)
+from longform_evals.judges.coherence.parse import (
+    JudgementParseError,
+    parse_batch,
+    parse_judgement,
 )
 from longform_evals.judges.injection import as_data
 from longform_evals.judges.statement_parts import sentence_readings

@@ -17,8 +17,16 @@ from inspect_ai.solver import TaskState
 from longform_evals.analysis import MERGES, Merge, SupportMatrix
 from longform_evals.data.multidoc import sample_documents
 from longform_evals.judges.cards import card_name, faithfulness_mode
+from longform_evals.judges.faithfulness.retrieval import Retrieval
+from longform_evals.judges.faithfulness.support import (
+    NOT_ASKED,
+    JudgeOptions,
+    JudgeSetup,
+    SupportJudge,
+    SupportJudgement,
+)
+from longform_evals.judges.faithfulness.support_judges import check_judge, support_judge
 from longform_evals.judges.health import announce_uncalibrated, note_readings
-from longform_evals.judges.retrieval import Retrieval
 from longform_evals.judges.statement_parts import (
     Ask,
     PartsJudged,
@@ -26,14 +34,6 @@ from longform_evals.judges.statement_parts import (
     judge_with_parts,
     statement_parts,
 )
-from longform_evals.judges.support import (
-    NOT_ASKED,
-    JudgeOptions,
-    JudgeSetup,
-    SupportJudge,
-    SupportJudgement,
-)
-from longform_evals.judges.support_judges import check_judge, support_judge
 from longform_evals.judges.text_check import TextCheck, check_text
 from longform_evals.judges.unit_judge import JudgedUnits, support_verdict
 from longform_evals.models.fan_out import fan_out
@@ -248,7 +248,7 @@ class FaithfulnessJudging:
     judge_name: str = "llm"
     """The judge's registered name (what its judge card's mode begins with)."""
     retrieval: Retrieval | None = None
-    """Which units the judge reads for each sentence (`judges/retrieval.py`); None: what the
+    """Which units the judge reads for each sentence (`retrieval.py`); None: what the
     judge's calibration was chosen under."""
 
     @classmethod

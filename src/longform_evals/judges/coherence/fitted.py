@@ -1,6 +1,6 @@
 """A coherence judge fitted on people's labels: probe answers and text signals, weighed together.
 
-The probe judge (`coherence_probe.py`) turns each yes/no probe into a verdict with a threshold
+The probe judge (`probe.py`) turns each yes/no probe into a verdict with a threshold
 calibrated on planted errors, and flags a sentence when any probe fires. On people's labels
 that rule fails: readers' confusions are rarely the clean planted kinds, and some probes fire
 on nearly every sentence of a real summary. This judge asks the same probes, computes the cheap
@@ -30,8 +30,8 @@ from typing import Any
 
 from longform_evals.analysis.coherence_features import FEATURES, sentence_features
 from longform_evals.judges.calibration_files import read_calibration
-from longform_evals.judges.coherence import SentenceVerdict
-from longform_evals.judges.coherence_probe import (
+from longform_evals.judges.coherence.paper import SentenceVerdict
+from longform_evals.judges.coherence.probe import (
     PROBE_BY_NAME,
     PROBE_TEMPLATES,
     PROBES,

@@ -1,17 +1,19 @@
 """The faithfulness support judges, registered by name (`judges/registry.py`): the judges
 the `faithfulness` scorer asks.
 
-A new judge is a module with a class that has the :class:`~longform_evals.judges.support.
-SupportJudge` shape and takes :class:`~longform_evals.judges.support.JudgeOptions`, plus one
-entry registered here (or, from outside the package, with `registry.register_judge`).
+A new judge is a module with a class that has the
+:class:`~longform_evals.judges.faithfulness.support.SupportJudge` shape and takes
+:class:`~longform_evals.judges.faithfulness.support.JudgeOptions`, plus one entry registered
+here (or, from outside the package, with `registry.register_judge`).
 """
 
 from __future__ import annotations
 
 from functools import partial
 
-from longform_evals.judges.faithfulness import LLMSupportJudge
-from longform_evals.judges.minicheck import MINICHECK_MODELS, MiniCheckSupportJudge
+from longform_evals.judges.faithfulness.llm import LLMSupportJudge
+from longform_evals.judges.faithfulness.minicheck import MINICHECK_MODELS, MiniCheckSupportJudge
+from longform_evals.judges.faithfulness.support import JudgeOptions, SupportJudge
 from longform_evals.judges.registry import (
     JudgeEntry,
     JudgeWork,
@@ -19,7 +21,6 @@ from longform_evals.judges.registry import (
     judge_names,
     register_judge,
 )
-from longform_evals.judges.support import JudgeOptions, SupportJudge
 
 __all__ = ["check_judge", "support_judge"]
 
@@ -42,7 +43,7 @@ register_judge(
         card_settings=_CARD_SETTINGS,
     )
 )
-"""`llm`: the `grader` model's yes/no answers (`judges/faithfulness.py`)."""
+"""`llm`: the `grader` model's yes/no answers (`judges/faithfulness/llm.py`)."""
 for _name in MINICHECK_MODELS:
     register_judge(
         JudgeEntry(
@@ -55,7 +56,7 @@ for _name in MINICHECK_MODELS:
             card_settings=_CARD_SETTINGS,
         )
     )
-"""`minicheck-*`: the MiniCheck classifiers and Bespoke-MiniCheck-7B (`judges/minicheck.py`)."""
+"""`minicheck-*`: the MiniCheck classifiers and Bespoke-MiniCheck-7B (`minicheck.py`)."""
 
 
 def check_judge(name: str) -> str:

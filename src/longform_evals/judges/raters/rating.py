@@ -7,7 +7,7 @@ over several references the best rating counts (the ReadAgent paper's raters, "A
 Reading Agent with Gist Memory of Very Long Contexts", arXiv:2402.09727, with this project's own
 prompts in `prompts/raters/`). A rating is read by one of two rules: `verdicts` (the paper's:
 exact when either rater says so, partial when only the permissive one says "Yes, partially")
-or `calibrated` (P(yes) against the thresholds of `judges/rater_calibration.py`). A verdict
+or `calibrated` (P(yes) against the thresholds of `judges/raters/calibration.py`). A verdict
 that cannot be read is asked once more; one that still cannot be read is missing, never "No",
 and the rating is then known only between bounds (:class:`Rated`): LR-1 and LR-2 are read
 where the bounds settle them and are unreadable (NaN) where they do not. The `llm_raters` scorer
@@ -32,7 +32,7 @@ from inspect_ai.model import (
 )
 
 from longform_evals.judges.injection import as_data
-from longform_evals.judges.rater_calibration import RaterCalibration
+from longform_evals.judges.raters.calibration import RaterCalibration
 from longform_evals.judges.registry import JudgeEntry, register_judge
 from longform_evals.judges.steps import JUDGE
 from longform_evals.judges.verdict_text import TextVerdict, negated_at, read_answer

@@ -9,7 +9,7 @@ Accepted single-sentence answers (case-insensitive; markdown emphasis and a lead
     Types: entity_omission, causal_omission
 
 Types may be separated by commas, semicolons, slashes or "and", and written with spaces or
-underscores ("entity omission"); a few common synonyms are accepted (see coherence_types).
+underscores ("entity omission"); a few common synonyms are accepted (see error_types.py).
 A "Types" line is required for a confusion; the "Questions" line may be missing (its
 questions are then empty). "No confusion" must stand alone: an answer that says it and also
 names types or asks a question, on the same line or another ("No confusion, but who is Owen?
@@ -37,7 +37,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
-from longform_evals.judges.coherence_types import normalize_type
+from longform_evals.judges.coherence.error_types import normalize_type
 
 
 class JudgementParseError(ValueError):

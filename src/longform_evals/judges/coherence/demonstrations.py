@@ -14,7 +14,7 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
-from longform_evals.judges.coherence_types import ERROR_TYPES
+from longform_evals.judges.coherence.error_types import ERROR_TYPES
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,6 @@
 """The coherence judges, one table: how each BooookScore mode asks a judge model about the
-sentences of a summary, beside the faithfulness judges' table (`support_judges.py`).
+sentences of a summary, beside the faithfulness judges' table
+(`judges/faithfulness/support_judges.py`).
 
 Every entry takes the checked options (:class:`CoherenceJudging`), the judge model and the
 sentences, and gives the verdicts and the calls made; it may add to the metadata it is handed
@@ -8,12 +9,12 @@ sentences, and gives the verdicts and the calls made; it may add to the metadata
 whose verdicts go unread, and counts how answers were read. The BooookScore scorer and the
 judge-agreement scorer both ask through it, so their verdicts are the same.
 
-Every verdict is also given in the unit-judge shape (`unit_judge.py`: flag, probability,
+Every verdict is also given in the unit-judge shape (`judges/unit_judge.py`: flag, probability,
 readable, answer) by :func:`unit_verdict`, and :class:`CoherenceUnitJudge` is the table as a
 :class:`~longform_evals.judges.unit_judge.UnitJudge` (the judge-agreement scorer asks it).
 
-To add a coherence judge: one module in `judges/` with its call site and one entry here; its
-name is then a mode of the BooookScore and judge-agreement scorers, of their tasks'
+To add a coherence judge: one module in `judges/coherence/` with its call site and one entry
+here; its name is then a mode of the BooookScore and judge-agreement scorers, of their tasks'
 `judge_mode` / `mode`, of a plan's `judge.mode` and of `longform judge-card --mode`
 (:func:`coherence_modes`).
 """
@@ -29,14 +30,14 @@ from inspect_ai.model import Model
 from inspect_ai.solver import TaskState
 
 from longform_evals.judges.cards import card_name
-from longform_evals.judges.coherence import (
+from longform_evals.judges.coherence.fitted import fitted_asked, fitted_summary, load_fitted
+from longform_evals.judges.coherence.paper import (
     JudgeSettings,
     SentenceLayout,
     SentenceVerdict,
     judge_summary,
 )
-from longform_evals.judges.coherence_fitted import fitted_asked, fitted_summary, load_fitted
-from longform_evals.judges.coherence_probe import (
+from longform_evals.judges.coherence.probe import (
     ProbeSettings,
     probe_summary,
     probes_at,
@@ -279,7 +280,7 @@ def _paper(mode: Literal["sentence", "batched"]) -> CoherenceJudge:
 def _probe_calls(work: JudgeWork, fitted: bool = False) -> float:
     """Calls of the probe (or fitted) judge on ``work.items`` sentences: one per probe its
     calibration (or fitted weights) switches on, fewer for the first sentence
-    (`coherence_probe.probes_at`)."""
+    (`probe.probes_at`)."""
     if fitted:
         found = load_fitted(work.judge) if work.judge else None
         on = fitted_asked(found) if found is not None else None

@@ -3,7 +3,7 @@
 A calibration file (`judges/calibration/faithfulness_<model>.json`, made by
 `benchmarks/faithfulness_judge.py --calibrate`) records the prompt and document chunking that
 worked best for a judge model, the units it reads per sentence (`all`, or `<retriever>:<k>`:
-`judges/retrieval.py`), and the decision thresholds on its P(yes) support values chosen on
+`retrieval.py`), and the decision thresholds on its P(yes) support values chosen on
 the calibration split of the project's planted set (never on data that is reported): one for
 single sentences and one per summary aggregation. Judges without a file run with the neutral
 defaults (prompt `judge`, natural documents, threshold 0.5), and scores say so.
@@ -17,7 +17,7 @@ from itertools import product
 
 from longform_evals.analysis import MERGES
 from longform_evals.judges.calibration_files import load_calibration_file
-from longform_evals.judges.retrieval import Retrieval
+from longform_evals.judges.faithfulness.retrieval import Retrieval
 
 SUMMARY_AGGREGATIONS: tuple[str, ...] = tuple(f"{d}_{s}" for d, s in product(MERGES, MERGES))
 """AGG_D-then-AGG_S aggregations, named `<doc merge>_<sentence merge>`."""

@@ -2,8 +2,8 @@
 
 MiniCheck (Tang, Laban and Durrett, 2024; reference code ``Liyan06/MiniCheck``,
 ``minicheck/inference.py``) checks a claim against a grounding document chunk by chunk
-(:mod:`longform_evals.judges.minicheck_chunking`) and keeps the best chunk: the support of a
-claim is the max over chunks of P(supported), and its label is ``p > 0.5``.
+(:mod:`longform_evals.judges.faithfulness.minicheck_chunking`) and keeps the best chunk: the
+support of a claim is the max over chunks of P(supported), and its label is ``p > 0.5``.
 
 Four models, by name (:data:`MINICHECK_MODELS`):
 
@@ -22,7 +22,7 @@ the Hugging Face hub cache, and a missing model is a :class:`MiniCheckModelNotFo
 Models are loaded once per (path, kind, device) and shared by all judges in the process.
 
 :class:`MiniCheckSupportJudge` is any of the four as a
-:class:`~longform_evals.judges.support.SupportJudge` of the `faithfulness` scorer.
+:class:`~longform_evals.judges.faithfulness.support.SupportJudge` of the `faithfulness` scorer.
 """
 
 from __future__ import annotations
@@ -41,16 +41,20 @@ from inspect_ai.model import (
     Model,
 )
 
-from longform_evals.judges.faithfulness_calibration import JudgeCalibration
-from longform_evals.judges.minicheck_chunking import (
+from longform_evals.judges.faithfulness.calibration import JudgeCalibration
+from longform_evals.judges.faithfulness.minicheck_chunking import (
     CLASSIFIER_CHUNK_TOKENS,
     LLM_CHUNK_TOKENS,
     T5_CHUNK_WORDS,
     minicheck_chunks,
     word_count,
 )
+from longform_evals.judges.faithfulness.support import (
+    JudgeOptions,
+    JudgeSetup,
+    SupportJudgement,
+)
 from longform_evals.judges.steps import JUDGE
-from longform_evals.judges.support import JudgeOptions, JudgeSetup, SupportJudgement
 from longform_evals.judges.yes_no import read_yes_no
 from longform_evals.models.calls import generate
 from longform_evals.models.fan_out import fan_out

@@ -39,7 +39,7 @@ from inspect_ai.log import transcript
 from inspect_ai.model import GenerateConfig, Model
 
 from longform_evals.judges.calibration_files import read_calibration
-from longform_evals.judges.coherence import SentenceVerdict
+from longform_evals.judges.coherence.paper import SentenceVerdict
 from longform_evals.judges.injection import as_data
 from longform_evals.judges.statement_parts import sentence_readings
 from longform_evals.judges.steps import JUDGE

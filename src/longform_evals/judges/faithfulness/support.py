@@ -3,10 +3,10 @@
 A support judge reads (text, sentence) pairs and gives each a support value in [0, 1], or None
 when its answer cannot be read (reducers ignore it, the scorer counts it). The `faithfulness`
 scorer knows judges only through :class:`SupportJudge`; each judge lives in its own module
-(the LLM yes/no judge in `judges/faithfulness.py`, MiniCheck in `judges/minicheck.py`) and is
-named in the table of `judges/support_judges.py`. Options (prompt, answer length, classifier
-path, device, batch size) are given once, when the judge is built, as :class:`JudgeOptions`.
-Each judgement is also given in the unit-judge shape (`unit_judge.py`) by
+(the LLM yes/no judge in `llm.py`, MiniCheck in `minicheck.py`) and is named in the table of
+`support_judges.py`. Options (prompt, answer length, classifier path, device, batch size) are
+given once, when the judge is built, as :class:`JudgeOptions`. Each judgement is also given in
+the unit-judge shape (`judges/unit_judge.py`) by
 :meth:`SupportJudgement.verdict`, at the judge's sentence threshold.
 """
 
@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from longform_evals.judges.faithfulness_calibration import JudgeCalibration
+from longform_evals.judges.faithfulness.calibration import JudgeCalibration
 from longform_evals.judges.logged_fields import LoggedFields
 from longform_evals.judges.unit_judge import UnitVerdict, support_verdict
 from longform_evals.models.grader import GRADER_ROLE
@@ -23,7 +23,7 @@ from longform_evals.models.grader import GRADER_ROLE
 __all__ = ["NOT_ASKED", "JudgeOptions", "JudgeSetup", "SupportJudge", "SupportJudgement"]
 
 NOT_ASKED = "not_asked"
-"""The source of a (text, sentence) pair the judge was not asked about (`judges/retrieval.py`)."""
+"""The source of a (text, sentence) pair the judge was not asked about (`retrieval.py`)."""
 
 
 @dataclass(frozen=True)
@@ -70,7 +70,7 @@ class JudgeOptions(LoggedFields):
             the evaluated model, as in Inspect's model-graded scorers).
         retrieval: which source units the judge reads for each sentence: `all` (every
             unit), or `<retriever>:<k>` with `bm25`, `embedding` or `fused`, the k units most
-            related to the sentence (`judges/retrieval.py`); None: the judge's calibration's
+            related to the sentence (`retrieval.py`); None: the judge's calibration's
             (the setting its thresholds were chosen under; `all` when uncalibrated).
     """
 
