@@ -146,9 +146,10 @@ NOT_PATCHED: tuple[str, ...] = (
     "of the paper's repository hold null books",
     "summ.py compress records a candidate in `dic` only when it passes the word-count check; "
     "after six failed tries it takes min() over `dic`, which is then empty (ValueError, the "
-    "book's summarization stops): benchmarks/reference_booookscore.py catches it around "
-    "compress and keeps the summary uncompressed, as the 'COMPRESSION FAILED ... SKIPPING' "
-    "message intends, and counts each such case",
+    "book's summarization stops): the benchmark's driver "
+    "(reference_booookscore_parts/driver.py) catches it around compress and keeps the summary "
+    "uncompressed, as the 'COMPRESSION FAILED ... SKIPPING' message intends, and counts each "
+    "such case",
 )
 
 
