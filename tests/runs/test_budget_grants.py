@@ -122,3 +122,45 @@ def test_concurrent_calls_never_spend_past_the_budget(
     assert ledger.spent.tokens < budget + max(sizes)
     assert ledger.reserved.tokens == 0
     assert not refused or ledger.spent.tokens >= budget
+
+
+def test_only_one_process_ever_takes_the_overdraft(tmp_path: Path) -> None:
+    books = [GrantBook(str(tmp_path), LIMIT, _owner(i)) for i in range(4)]
+    assert [b.overdraft() for b in books] == [True, False, False, False]
+    assert books[0].overdraft()  # it keeps it
+    later = GrantBook(str(tmp_path), LIMIT, _owner(9))  # a later run of the same plan too
+    assert not later.overdraft()
+
+
+def test_two_processes_pass_the_budget_by_one_call_at_most(tmp_path: Path) -> None:
+    # each process holds half of the budget; both have 300 tokens of room left when the
+    # store runs dry, and each wants a call of 500: the first to ask may go past (the
+    # overdraft), the other is refused with its room left, which it gives back on closing
+    budget = 2_000
+    ledgers = [
+        Ledger(max_tokens=budget, book=GrantBook(str(tmp_path), Spend(budget, math.inf), _owner(i)))
+        for i in range(2)
+    ]
+
+    async def spend(ledger: Ledger, tokens: int) -> None:
+        reservation = await ledger.reserve(_call(tokens))
+        ledger.add("scripted/x", ModelUsage(input_tokens=tokens, output_tokens=0))
+        ledger.release(reservation)
+
+    async def scenario() -> None:
+        for ledger in ledgers:
+            assert ledger.book is not None
+            ledger.granted += ledger.book.take(Spend(1_000, 0)) or Spend()
+            await spend(ledger, 700)
+        await spend(ledgers[0], 500)  # past its grants by 200: the overdraft
+        with pytest.raises(BudgetExhausted):
+            await spend(ledgers[1], 500)
+
+    anyio.run(scenario)
+    assert ledgers[0].overdraft and not ledgers[1].overdraft
+    total = sum(ledger.spent.tokens for ledger in ledgers)
+    assert total == 1_900 and total < budget + 500
+    for ledger in ledgers:
+        ledger.finish()
+    assert ledgers[1].book is not None
+    assert ledgers[1].book.committed()[1].tokens == 1_900  # the 300 left is free again

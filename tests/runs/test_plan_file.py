@@ -182,10 +182,7 @@ def test_the_command_reports_a_bad_plan_in_one_line(tmp_path: Path) -> None:
     path = write(tmp_path, GOOD.replace("[hierarchical, incremental]", "[hierarchical, zigzag]"))
     result = CliRunner().invoke(main, ["run", str(path), "--dry-run"])
     assert result.exit_code == 1
-    assert (
-        result.output.startswith("Error: plan ")
-        and ZIGZAG in result.output
-    )
+    assert result.output.startswith("Error: plan ") and ZIGZAG in result.output
     assert "Traceback" not in result.output
     missing = write(tmp_path, GOOD.replace("samples: [the_frost_hold]", "samples: [no_such_book]"))
     result = CliRunner().invoke(main, ["run", str(missing), "--dry-run"])

@@ -25,6 +25,8 @@ from longform_evals.text.tokens import count_tokens
 
 __all__ = [
     "DEFAULT_OUTPUT_CAP",
+    "INPUT_MARGIN",
+    "MESSAGE_OVERHEAD",
     "BudgetExhausted",
     "CallCost",
     "SpendGate",

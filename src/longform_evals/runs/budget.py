@@ -13,9 +13,13 @@ of every cell, on every machine sharing the plan's log folder, so it is kept her
   (:mod:`longform_evals.models.spend_gate`) before it is made, and may start only while the
   process's grants have room left after what its calls in flight reserved, taking a new grant
   when they have none. The call's real cost, from Inspect's usage (calls answered from
-  Inspect's cache cost nothing), replaces the reservation when it returns. So only a call
-  admitted into the last room can pass the budget, by at most its own most: a plan spends at
-  most its budget and one call's maximum, at any concurrency, on any number of machines.
+  Inspect's cache cost nothing), replaces the reservation when it returns. A call must fit
+  whole in the room its process's grants leave, except in one process: the first to find the
+  store empty while it still has room creates ``<log_dir>/.longform/budget/overdraft`` (an
+  exclusive write, so one process for the plan's life) and may then admit one call into its
+  last room, past its grants by at most that call's most. So a plan spends at most its budget
+  and one call's maximum, at any concurrency, on any number of machines; another process stops
+  with less than a call's room left in its grants, which it gives back when it stops.
 
 A refused call raises :class:`BudgetExhausted`: its sample ends with that error and is counted
 as not run, its cell is partial, ``longform run`` exits 1, and a later run with a larger budget
@@ -98,6 +102,13 @@ def _positive(left: Spend, limit: Spend) -> bool:
     )
 
 
+def _within(amount: Spend, room: Spend, limit: Spend) -> bool:
+    """Whether ``amount`` fits in ``room`` on every dimension the budget limits."""
+    return (amount.tokens <= room.tokens or math.isinf(limit.tokens)) and (
+        amount.money <= room.money or math.isinf(limit.money)
+    )
+
+
 def _number(text: str | None, key: str) -> float | None:
     try:
         value = json.loads(text or "")[key]
@@ -115,6 +126,8 @@ class GrantBook:
         self.owner = owner or this_process()
         self.mine: dict[int, Spend] = {}
         """This process's grants, by number."""
+        self.has_overdraft = False
+        """Whether this process holds the plan's one overdraft (:meth:`overdraft`)."""
 
     def committed(self) -> tuple[int, Spend]:
         """The next grant's number, and what the grants so far take from the budget: what
@@ -156,6 +169,14 @@ class GrantBook:
                 return size
             # another process took this number first: read again
 
+    def overdraft(self) -> bool:
+        """Whether this process may admit one call past its grants: the first process to ask
+        creates the store's overdraft file and may; every other, ever, may not."""
+        if not self.has_overdraft:
+            text = json.dumps({"owner": self.owner.__dict__})
+            self.has_overdraft = create_exclusive(join(self.folder, "overdraft"), text)
+        return self.has_overdraft
+
     def close(self, spent: Spend) -> None:
         """Write what this process spent of its grants, filling them in order (any spending
         past them goes on the last), so others may use the rest."""
@@ -194,6 +215,9 @@ class Ledger:
     reserved: Spend = field(default_factory=Spend)
     refused: int = 0
     """Calls and samples refused so far."""
+    overdraft: bool = False
+    """This process may admit one call past its grants (the store had nothing left and no
+    other process had taken the overdraft)."""
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _taking: anyio.Lock | None = field(default=None, repr=False)
     _released: anyio.Event | None = field(default=None, repr=False)
@@ -232,11 +256,13 @@ class Ledger:
             self.spent += Spend(float(tokens), money)
 
     def _fits(self, amount: Spend) -> bool:
-        """Reserve ``amount`` when this process's grants have room left: then at most this
-        call's reservation can go past them, and only the process holding the budget's last
-        grant can be past it, so a plan spends at most its budget and one call's most."""
+        """Reserve ``amount`` when this process's grants have room for it whole, or, in the
+        process holding the overdraft, when they have any room left (then this one call may
+        go past them): so a plan spends at most its budget and one call's most."""
+        limit = self.limit()
         with self._lock:
-            if _positive(self.granted - self.spent - self.reserved, self.limit()):
+            room = self.granted - self.spent - self.reserved
+            if _within(amount, room, limit) or (self.overdraft and _positive(room, limit)):
                 self.reserved += amount
                 return True
             return False
@@ -261,6 +287,9 @@ class Ledger:
                     with self._lock:
                         self.granted += grant
                     continue
+                if not self.overdraft and await self._claim_overdraft():
+                    self.overdraft = True
+                    continue
                 with self._lock:
                     in_flight = self.reserved.tokens > 0 or self.reserved.money > 0
                 if in_flight:
@@ -282,6 +311,12 @@ class Ledger:
         """Forget the event-loop primitives of an earlier eval (each cell runs in its own)."""
         self._taking = None
         self._released = None
+
+    async def _claim_overdraft(self) -> bool:
+        book = self.book
+        if book is None:  # one process, no store: the overdraft is its own
+            return True
+        return await anyio.to_thread.run_sync(book.overdraft)
 
     async def _take(self, need: Spend) -> Spend | None:
         book = self.book
