@@ -365,6 +365,7 @@ def test_a_plan_fixing_the_judge_of_a_judge_task_is_warned_and_priced_as_it_runs
     assert result.exit_code == 0, result.output
     assert "measures its judge" in result.output
     assert "scripted/judge judges every row" in result.output
+    assert "write `judge: self`" in result.output  # what the plan check accepts
     [row, *_] = [line for line in result.output.splitlines() if line.startswith("| scripted/")]
     cells = [c.strip() for c in row.split("|")]
     # 2 sentences x (2 documents + all documents at once): judge calls, no model call

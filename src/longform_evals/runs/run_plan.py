@@ -134,7 +134,7 @@ def fixed_judge_notes(plan: Plan) -> list[str]:
     return [
         f"warning: task variant {v.label} measures its judge, and the plan's fixed judge "
         f"{plan.judge.model} judges every row: all {len(plan.models)} model cells measure "
-        f"{plan.judge.model} (the models are not called); remove `judge:` from the plan to "
+        f"{plan.judge.model} (the models are not called); write `judge: self` in the plan to "
         "measure each model as a judge"
         for v in plan.variants
         if TASK_CARDS[v.task].judged_by == "evaluated"
