@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
@@ -38,7 +38,6 @@ class Addition:
         inserts: Lines put into existing files (its registry entry, its import).
         limit: The most files it may touch (docs/architecture.md; a prompt folder counts
             once), which the test asserts.
-        checks: Extra pytest targets it needs run, beyond the suite's registry-wide checks.
         matrix: Whether the estimate-vs-run matrix has cases named after it (strategies and
             coherence modes; a support judge is not one of its axes).
     """
@@ -48,5 +47,4 @@ class Addition:
     files: dict[str, str]
     inserts: tuple[Insert, ...]
     limit: int
-    checks: tuple[str, ...] = field(default=())
     matrix: bool = True
