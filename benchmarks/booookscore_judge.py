@@ -40,11 +40,11 @@ from longform_evals.judges.coherence.paper import JudgeSettings, SentenceLayout,
 from longform_evals.judges.coherence.probe import (
     PROBES,
     ProbeLayout,
+    Prober,
     ProbeSettings,
     ProbeThreshold,
     asked_probes,
     calibration_kind,
-    probe_sentence,
     probe_signal,
     thresholds_for,
     verdict_from_probes,
@@ -87,9 +87,9 @@ async def probe_all(
     model: Model, items: list[Item], layout: ProbeLayout
 ) -> list[dict[str, float | None]]:
     results = []
-    settings = ProbeSettings(layout=layout)
+    prober = Prober(model, ProbeSettings(layout=layout))
     for n, item in enumerate(items, start=1):  # in order: consecutive prompts share prefixes
-        p_yes, _ = await probe_sentence(model, item.sentences, item.index, settings)
+        p_yes, _ = await prober.sentence(item.sentences, item.index)
         results.append(p_yes)
         if n % 25 == 0:
             print(f"  probed {n}/{len(items)} sentences", flush=True)

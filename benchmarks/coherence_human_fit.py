@@ -48,8 +48,8 @@ from longform_evals.analysis.judge_agreement import SummaryRow, Unit, agreement_
 from longform_evals.data.labels.booookscore import load_booookscore_annotations
 from longform_evals.judges.coherence.probe import (
     PROBES,
+    Prober,
     ProbeSettings,
-    probe_sentence,
     probe_signal,
     thresholds_for,
 )
@@ -95,14 +95,14 @@ async def collect(books: Sequence[Book], out: Path, model_name: str) -> None:
             row = json.loads(line)
             done.add((row["book"], row["index"]))
     model = get_model(model_name)
-    settings = ProbeSettings(template=PROBE_TEMPLATE)
+    prober = Prober(model, ProbeSettings(template=PROBE_TEMPLATE))
     start = time.perf_counter()
     with out.open("a", encoding="utf-8") as f:
         for book in books:
             for i in range(len(book.sentences)):
                 if (book.id, i) in done:
                     continue
-                p_yes, _ = await probe_sentence(model, book.sentences, i, settings)
+                p_yes, _ = await prober.sentence(book.sentences, i)
                 f.write(json.dumps({"book": book.id, "index": i, "p_yes": p_yes}) + "\n")
                 f.flush()
             print(f"{book.id}: {time.perf_counter() - start:.0f} s", flush=True)

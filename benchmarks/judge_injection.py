@@ -71,9 +71,8 @@ from longform_evals.cli.group import parse_key_values
 from longform_evals.data.planted.support import load_planted_support
 from longform_evals.judges.coherence.probe import (
     PROBES,
+    Prober,
     ProbeSettings,
-    probe_readings,
-    probe_sentence,
     thresholds_for,
     verdict_from_probes,
 )
@@ -524,10 +523,11 @@ async def judge_coherence(
     readings: bool = True,
 ) -> list[dict[str, dict[str, Any]]]:
     """Probe verdict (flagged, confusion signal) of every variant of every case, each also
-    probed as its readings as the scorer does (`probe_readings` of `judges/coherence/probe.py`),
+    probed as its readings as the scorer does (`Prober.readings` of `judges/coherence/probe.py`),
     unless `readings` is False (the judge before that defence)."""
     settings = ProbeSettings(prompts_dir=prompts_dir)
     thresholds, _ = thresholds_for(str(model), settings)
+    prober = Prober(model, settings, thresholds)
     out = []
     for n, c in enumerate(cases, start=1):
         per: dict[str, dict[str, Any]] = {}
@@ -535,12 +535,9 @@ async def judge_coherence(
             sentences = list(c.sentences or [])
             sentences[c.index] = text
             if readings:
-                read = await probe_readings(model, sentences, c.index, settings, thresholds)
-                p_yes = read.p_yes
+                p_yes = (await prober.readings(sentences, c.index)).p_yes
             else:
-                p_yes, _ = await probe_sentence(
-                    model, sentences, c.index, settings, only_enabled=thresholds
-                )
+                p_yes, _ = await prober.sentence(sentences, c.index)
             v = verdict_from_probes(c.index, text, p_yes, thresholds)
             per[name] = {"read": v.parsed, "flagged": v.confused, "signal": v.p_confusion}
         out.append(per)

@@ -42,6 +42,7 @@ from inspect_ai import score
 from inspect_ai.log import EvalLog, EvalSample, read_eval_log, write_eval_log
 from inspect_ai.model import GenerateConfig, Model, ModelOutput, get_model
 
+from longform_evals.scorers.results import result_values
 from longform_evals.solvers.common.recording import STAGES_KEY
 from longform_evals.solvers.nexus.pipeline import CHUNK_SEPARATOR
 from longform_evals.tasks.narrative import SQUALITY_TARGET_WORDS, squality
@@ -112,10 +113,16 @@ def stage_table(rows: Sequence[Row]) -> list[str]:
 
 
 def metrics(log: EvalLog) -> dict[str, float]:
-    """`score key/metric` -> value for every metric of a log."""
+    """`value key/metric` -> result for every metric of a log (`rougeL/mean`, `scored/count`),
+    as every surface reads results (`scorers/results.py`)."""
     if log.status != "success" or log.results is None:
         raise RuntimeError(f"run failed: {log.error}")
-    return {f"{s.name}/{m.name}": m.value for s in log.results.scores for m in s.metrics.values()}
+    return {
+        f"{key}/{metric}": value
+        for (_, key), results in result_values(log.results.scores).items()
+        for metric, value in results.items()
+        if metric != "point"
+    }
 
 
 def row_from_log(label: str, log: EvalLog, seconds: float) -> Row:

@@ -36,6 +36,7 @@ from inspect_ai.log import EvalLog
 from inspect_ai.model import GenerateConfig, get_model
 
 from longform_evals.judges.raters.rating import rate_reference
+from longform_evals.scorers.results import result_values
 from longform_evals.tasks.reading import narrativeqa, qmsum, quality
 
 QUALITY_STRATEGIES: dict[str, tuple[str, dict[str, Any]]] = {
@@ -59,10 +60,16 @@ FREE_STRATEGIES: list[tuple[str, dict[str, Any]]] = [
 
 
 def metrics(log: EvalLog) -> dict[str, float]:
-    """`scorer-key/metric` -> value for every metric of a log."""
+    """`value key/metric` -> result for every metric of a log (`rougeL/mean`, `scored/count`),
+    as every surface reads results (`scorers/results.py`)."""
     if log.status != "success" or log.results is None:
         raise RuntimeError(f"run failed: {log.error}")
-    return {f"{s.name}/{m.name}": m.value for s in log.results.scores for m in s.metrics.values()}
+    return {
+        f"{key}/{metric}": value
+        for (_, key), results in result_values(log.results.scores).items()
+        for metric, value in results.items()
+        if metric != "point"
+    }
 
 
 def run_log(task: Task, args: argparse.Namespace, limit: int | None) -> EvalLog:

@@ -16,15 +16,30 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from inspect_ai.log import EvalLog
 from inspect_ai.model import Logprob, Logprobs, Model, ModelOutput, TopLogprob, get_model
 
 from longform_evals.judges.registry import JudgeEntry, JudgeFamily, registered
+from longform_evals.scorers.results import result_values
 from longform_evals.text.tiktoken_files import write_tiktoken_cache
 
 WARNINGS_AS_ERRORS = pytest.mark.filterwarnings("error", "ignore::ResourceWarning")
 """Every warning fails the test (numpy's "mean of empty slice" and the like are bugs here),
 except a ResourceWarning: that is an object another test leaked (an unclosed anyio stream of
 an Inspect run) being collected during this one, which under pytest-xdist can be any test."""
+
+
+def figures(log: EvalLog) -> dict[str, float]:
+    """Every result of a finished log as `{"<value>/<metric>": result}` (`rougeL/mean`,
+    `scored/count`, `max_mean/bacc_avg`), as every surface reads it
+    (`longform_evals.scorers.results`), whichever entry Inspect logged it in."""
+    assert log.results is not None, log.error
+    return {
+        f"{key}/{metric}": value
+        for (_, key), results in result_values(log.results.scores).items()
+        for metric, value in results.items()
+        if metric != "point"
+    }
 
 
 def has_module(name: str) -> bool:

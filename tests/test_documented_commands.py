@@ -162,7 +162,8 @@ def _leaderboard_written(outcome: Outcome) -> None:
         "quality[strategy=full]",
     ):
         assert f"### {variant}" in outcome.output, outcome.explain()
-    rows = re.findall(r"^\| \d+ \| scripted/", outcome.output, flags=re.MULTILINE)
+    # a rank, with ", tied" where another row shares it
+    rows = re.findall(r"^\| \d+(?:, tied)? \| scripted/", outcome.output, flags=re.MULTILINE)
     assert len(rows) == 9, outcome.explain()  # three models x three variants
 
 
@@ -261,6 +262,14 @@ def _grader_role_was_bound(outcome: Outcome) -> None:
     [path] = outcome.logs
     log = read_eval_log(str(path), header_only=True)
     assert log.eval.model_roles and "grader" in log.eval.model_roles, log.eval.model_roles
+
+
+def _counted_each(outcome: Outcome) -> None:
+    [path] = outcome.logs
+    log = read_eval_log(str(path))
+    assert log.samples and log.samples[0].scores, outcome.explain()
+    metadata = log.samples[0].scores["booookscore"].metadata or {}
+    assert metadata["repeated_sentences"] == "each", metadata
 
 
 def _quickstart_reported(outcome: Outcome) -> None:
@@ -475,6 +484,10 @@ PLAN: dict[str, Run | NotRun] = {
     "-T data=summaries.jsonl": Run(
         note="a relative path from where the command runs (tasks/X.py resolves it there)"
     ),
+    "inspect eval tasks/booookscore.py --model openai/gpt-4o -T score_only=true "
+    "-T data=summaries.jsonl -T repeated_sentences=each": Run(
+        note="repeated sentences counted at each occurrence", check=_counted_each
+    ),
     # docs/faithfulness.md
     "inspect eval longform_evals/longformfact --model gguf/qwen2.5-coder-1.5b "
     "-T data_dir=../shared/data/longformfact": Run(),
@@ -640,7 +653,8 @@ PLAN: dict[str, Run | NotRun] = {
     # docs/booookscore.md, "The paper's figures through the suite's scorer"
     "python benchmarks/paper_booookscore.py": NotRun(
         "builds the benchmark-only environment with pip and reads ../shared/data; "
-        "tests/benchmarks/test_paper_booookscore.py runs its measurement on both configurations"
+        "tests/benchmarks/test_paper_booookscore.py runs its measurement on all three "
+        "configurations"
     ),
     "python benchmarks/reference_booookscore.py --official-prompts ~/BooookScore/prompts": NotRun(
         "needs the official repository's prompt files, which this project does not ship, and "

@@ -84,15 +84,15 @@ def _scripted_quickstart(tmp_path: Path, *model_args: str) -> Any:
 def test_quickstart_shows_progress_and_the_score(tmp_path: Path) -> None:
     result = _scripted_quickstart(tmp_path, "default_response=A part summary. It ends.")
     assert result.exit_code == 0, result.output
-    assert "Summarizing the_frost_hold" in result.output
+    assert "Summarizing the_salt_bell" in result.output  # the short story by default
     done = re.search(
-        r"done: (\d+) model calls, [\d,]+ tokens; "
-        r"summarizer (\d+)/(\d+) calls, judge (\d+)/(\d+) calls",
+        r"\] longform: done, (\d+) model calls, [\d,]+ tokens; "
+        r"summarizer (\d+) calls?, judge (\d+) calls?\n",
         result.output,
     )
-    assert done is not None and done[2] == done[3] and int(done[2]) > 10
+    assert done is not None and int(done[2]) > 5  # 7 chunks of 256 tokens, then merges
     # every model call is counted, the summarizer's and the judge's
-    assert int(done[1]) == int(done[2]) + int(done[4])
+    assert int(done[1]) == int(done[2]) + int(done[3])
     assert "BooookScore:" in result.output and f"log: {tmp_path}" in result.output
 
 
@@ -107,3 +107,33 @@ def test_quickstart_exits_non_zero_when_the_run_ends_in_error(tmp_path: Path) ->
 def test_quickstart_rejects_a_malformed_model_argument(tmp_path: Path) -> None:
     result = _scripted_quickstart(tmp_path, "latency")
     assert result.exit_code == 2 and "expected KEY=VALUE" in result.output
+
+
+def test_quickstart_summarizes_with_the_small_model_and_judges_with_the_calibrated_one(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import inspect_ai
+
+    from longform_evals.cli.group import DEFAULT_LOCAL_MODEL
+    from longform_evals.cli.quickstart import QUICK_SUMMARIZER
+
+    asked: list[dict[str, Any]] = []
+
+    def eval(task: Any, **options: Any) -> list[Any]:  # what the command asks Inspect for
+        asked.append({"task": task, **options})
+        raise SystemExit(0)
+
+    monkeypatch.setattr(inspect_ai, "eval", eval)
+    runner = CliRunner()
+    runner.invoke(main, ["quickstart", "--log-dir", str(tmp_path)])
+    runner.invoke(main, ["quickstart", "--model", "m/x", "--log-dir", str(tmp_path)])
+    runner.invoke(
+        main, ["quickstart", "--model", "m/x", "--judge", "m/j", "--book", "the_frost_hold"]
+    )
+    (default, chosen, judged) = asked
+    assert default["model"] == QUICK_SUMMARIZER == "gguf/qwen2.5-coder-0.5b"
+    assert default["model_roles"] == {"grader": DEFAULT_LOCAL_MODEL}
+    assert default["task"].dataset[0].id == "the_salt_bell"
+    assert chosen["model"] == "m/x" and chosen["model_roles"] is None  # the model judges itself
+    assert judged["model_roles"] == {"grader": "m/j"}
+    assert judged["task"].dataset[0].id == "the_frost_hold"

@@ -5,6 +5,7 @@ Inspect only logs a warning when this import fails, so it is kept light (heavy d
 are imported lazily inside the registered factories) and is covered by a test.
 """
 
+from longform_evals.judges.health import register_judge_health
 from longform_evals.models.providers import gguf, lmeval, replay, scripted
 from longform_evals.progress import register_plain_progress
 from longform_evals.scorers.bertscore import bertscore
@@ -46,8 +47,11 @@ from longform_evals.tasks.reading import narrativeqa, qmsum, quality
 
 PlainProgress = register_plain_progress()
 """Progress lines for `inspect eval` runs whose display shows none (docs/running.md)."""
+JudgeHealth = register_judge_health()
+"""At a run's end, a judge none of whose answers could be read (docs/judges.md)."""
 
 __all__ = [
+    "JudgeHealth",
     "PlainProgress",
     "bertscore",
     "bm25_pages",

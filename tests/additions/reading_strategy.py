@@ -103,12 +103,11 @@ ADDITION = Addition(
             text='    Strategy("reading", "opening", opening_words, opening_cost, ("answer",)),\n',
             before=True,
         ),
-        # the option, a parameter of each reading task (they share one list of options)
+        # the option, a parameter of every reading task (declared once, `sharing`)
         Insert(
             "src/longform_evals/tasks/reading.py",
             anchor="    max_words: Words = None,\n",
             text=_PARAMETER,
-            count=3,
         ),
         Insert(
             "src/longform_evals/tasks/reading.py",

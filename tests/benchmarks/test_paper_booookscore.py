@@ -1,6 +1,8 @@
-"""benchmarks/paper_booookscore.py: GPT-4's released verdicts reach the suite's scorer as answers
-it reads, sentences the splitters cut differently are counted apart, and on the shared data the
-suite's BooookScore agrees with the official `get_score`, which gives back the paper's 78.6."""
+"""benchmarks/paper_booookscore.py: GPT-4's released verdicts, in both of the BooookScore
+repository's formats (by sentence, and a list of spans), reach the suite's scorer as answers it
+reads, each occurrence of a repeated sentence its own; sentences the splitters cut differently
+are counted apart; and on the shared data the suite's BooookScore (repeated sentences once, the
+default) agrees with the official `get_score`, which gives back the paper's 78.6."""
 
 from __future__ import annotations
 
@@ -12,11 +14,14 @@ from typing import Any
 import pytest
 
 from helpers import load_benchmark_script
+from longform_evals.judges.coherence.demonstrations import numbered_lines
 from longform_evals.judges.coherence.paper import JudgeSettings, sentence_prompt
 from longform_evals.judges.coherence.parse import parse_judgement
 from longform_evals.judges.injection import as_data
 
 ENTRY = {"questions": "Who is Zorb?", "types": ["entity omission", "event omission"]}
+OTHER = {"questions": "Why again?", "types": ["duplication"]}
+CLEAN = {"questions": None, "types": None}
 
 
 @pytest.fixture(scope="module")
@@ -37,33 +42,110 @@ def test_a_sentence_punkt_splits_otherwise_gets_the_verdict_of_what_it_overlaps(
 ) -> None:
     summary = "Ames met J.B. Zorb at noon. He ran. Zorb came."
     punkt = ["Ames met J.B.", "Zorb at noon.", "He ran.", "Zorb came."]  # punkt cuts at J.B.
-    units = paper.suite_units(summary, punkt, {"Zorb at noon.": ENTRY})
-    assert [(u.sentence, u.kind, u.flagged) for u in units] == [
-        ("Ames met J.B. Zorb at noon.", "joins", True),
-        ("He ran.", "same", False),
-        ("Zorb came.", "same", False),
+    units = paper.suite_units(summary, punkt, [None, ENTRY, None, None])
+    assert [(u.sentence, u.kind, u.flagged, u.punkt) for u in units] == [
+        ("Ames met J.B. Zorb at noon.", "joins", True, (0, 1)),
+        ("He ran.", "same", False, (2,)),
+        ("Zorb came.", "same", False, (3,)),
     ]
     assert units[0].types == ("entity omission", "event omission")
     assert "met J.B. |Zorb at noon." in units[0].where  # where punkt cuts and the suite does not
 
 
-def test_the_official_file_holds_every_punkt_sentence(paper: ModuleType) -> None:
-    released = paper.Released("x", {"a": "A. B.", "b": "C."}, {"a": {"B.": ENTRY}, "b": None})
-    splits = {"a": ["A.", "B."], "b": ["C."]}
-    clean = {"questions": None, "types": None}
-    assert paper.official_annotations(splits, released, ["a", "b"]) == {
-        "a": {"A.": clean, "B.": ENTRY},
-        "b": {"C.": clean},
+def test_both_released_formats_are_read_by_sentence(paper: ModuleType) -> None:
+    assert paper.listed_entries({"B.": ENTRY}) == {"B.": [ENTRY]}
+    spans = [{"span": "B.", **ENTRY}, {"span": "C.", **OTHER}, {"span": "B.", **OTHER}]
+    assert paper.listed_entries(spans) == {"B.": [ENTRY, OTHER], "C.": [OTHER]}
+    assert paper.listed_entries(None) == {}
+    with pytest.raises(ValueError, match=r"x\[0\]: expected an object with a span"):
+        paper.listed_entries([{"questions": "?", "types": []}], "x")
+    with pytest.raises(ValueError, match="x: expected an object, a list of spans or null"):
+        paper.listed_entries("B.", "x")  # type: ignore[arg-type]
+
+
+def test_each_occurrence_gets_its_verdict(paper: ModuleType) -> None:
+    punkt = ["A.", "B.", "A.", "B.", "A."]
+    # A list says how many occurrences were flagged, not which: the last ones, in list order.
+    listed = {"A.": [ENTRY, OTHER], "B.": [ENTRY, OTHER, OTHER]}
+    assert paper.occurrence_entries(punkt, listed, per_occurrence=True) == [
+        None,
+        OTHER,  # B. is listed more times than punkt has it: its last entries are kept
+        ENTRY,
+        OTHER,
+        OTHER,
+    ]
+    # A dict keeps one verdict per text: every occurrence has it.
+    assert paper.occurrence_entries(punkt, {"B.": [ENTRY]}, per_occurrence=False) == [
+        None,
+        ENTRY,
+        None,
+        ENTRY,
+        None,
+    ]
+
+
+def test_the_official_file_holds_every_punkt_sentence_its_last_verdict(paper: ModuleType) -> None:
+    # get_annot writes each occurrence under its text: a repeat's last verdict stays.
+    assert paper.written_annotation(["A.", "B.", "A."], [ENTRY, None, None]) == {
+        "A.": CLEAN,
+        "B.": CLEAN,
     }
+    released = paper.Released(
+        "x",
+        {"a": "A. B. A.", "b": "C.", "c": "D. D."},
+        {"a": {"B.": ENTRY}, "b": None, "c": [{"span": "D.", **OTHER}]},
+    )
+    splits = {"a": ["A.", "B.", "A."], "b": ["C."], "c": ["D.", "D."]}
+    assert paper.official_annotations(splits, released, ["a", "b", "c"]) == {
+        "a": {"A.": CLEAN, "B.": ENTRY},
+        "b": {"C.": CLEAN},
+        "c": {"D.": OTHER},
+    }
+    assert released.mismatched("c", splits["c"]) == (1, 0)
+    assert released.mismatched("a", splits["a"]) == (0, 0)
 
 
-def test_the_judge_finds_its_answer_from_the_suites_own_prompt(paper: ModuleType) -> None:
-    units = {"a": [paper.Unit("Mara left.", "same", False), paper.Unit("Zorb <b>.", "same", True)]}
+def test_the_judge_finds_each_occurrences_answer_from_the_suites_own_prompt(
+    paper: ModuleType,
+) -> None:
+    # One sentence twice with two verdicts: the numbered prompt names each by its place.
+    units = {
+        "a": [
+            paper.Unit("Zorb <b>.", "same", False),
+            paper.Unit("Mara left.", "same", False),
+            paper.Unit("Zorb <b>.", "same", True, ("Who?",), ("entity omission",)),
+        ]
+    }
     table = paper.judge_table(units)
-    summary = as_data("Mara left. Zorb <b>.")
-    prompt = sentence_prompt(summary, 1, "Zorb <b>.", JudgeSettings())
-    assert paper.prompt_key(prompt) == (summary, as_data("Zorb <b>."))
-    assert table[paper.prompt_key(prompt)] == units["a"][1].answer
+    summary = numbered_lines([as_data(u.sentence) for u in units["a"]])
+    settings = JudgeSettings(layout="numbered")
+    answers = []
+    for i, unit in enumerate(units["a"]):
+        key = paper.prompt_key(sentence_prompt(summary, i, unit.sentence, settings))
+        assert key == (summary, i + 1)
+        answers.append(table[key])
+    assert answers == [u.answer for u in units["a"]]
+    assert answers[0] != answers[2]
+
+
+def test_the_released_list_of_spans_is_read(paper: ModuleType, shared_data: Path) -> None:
+    data = shared_data / "booookscore_gpt4"
+    if not (data / "annotations-llama2-2048-hier.json").is_file():
+        pytest.skip(f"{data} has no llama2-2048-hier annotations on this machine")
+    released = paper.Released.load(data, "llama2-2048-hier")
+    books = released.books()
+    formats = {b: released.format(b) for b in books}
+    assert set(formats.values()) == {"list", "null"}
+    listed = {b: released.listed(b) for b in books}
+    entries = [e for by_text in listed.values() for es in by_text.values() for e in es]
+    assert entries and all(set(e) == {"questions", "types"} and e["types"] for e in entries)
+    # Sentences listed more than once, some with two different verdicts.
+    repeated = [es for by_text in listed.values() for es in by_text.values() if len(es) > 1]
+    assert repeated and any(len({str(e) for e in es}) > 1 for es in repeated)
+    book = next(b for b in books if formats[b] == "list")
+    text = released.summaries[book]
+    punkt = [s for s in listed[book] if s in text]  # found in the summary, in no order
+    assert paper.occurrence_entries(punkt, listed[book], True) != [None] * len(punkt)
 
 
 def _reference(paper: ModuleType) -> Any:
@@ -73,20 +155,37 @@ def _reference(paper: ModuleType) -> Any:
         pytest.skip(f"the reference env cannot be built here: {exc}")
 
 
-@pytest.mark.parametrize("name", ["claude-2048-inc", "chatgpt-2048-hier"])
+# The suite under both rules where repeats matter, its default alone where they hardly do.
+_RULES = {"claude-2048-inc": ("once",), "chatgpt-2048-hier": ("once",)}
+
+
+@pytest.mark.parametrize("name", ["claude-2048-inc", "chatgpt-2048-hier", "llama2-2048-hier"])
 def test_the_suite_and_the_official_scorer_agree_on_the_released_verdicts(
     paper: ModuleType, shared_data: Path, tmp_path: Path, name: str
 ) -> None:
     data = shared_data / "booookscore_gpt4"
-    if not data.is_dir():
-        pytest.skip(f"{data} is not present on this machine")
+    if not (data / f"annotations-{name}.json").is_file():
+        pytest.skip(f"{data} has no {name} annotations on this machine")
     # Built only once the data is known to be there (seconds once built).
-    report = paper.measure(paper.Released.load(data, name), _reference(paper), tmp_path)
+    rules = _RULES.get(name, paper.RULES)
+    report = paper.measure(
+        paper.Released.load(data, name), _reference(paper), tmp_path, rules=rules
+    )
     official = report.official["paper"]
+    shown = paper.render(report)
     assert report.suite_parse_failure_rate == 0.0  # every recorded answer was read
-    assert abs(report.suite_score - official) < 1, paper.render(report)
+    assert abs(report.suite_score - official) < 1, shown
+    # On the sentences both split alike, counting once is the official get_score exactly.
+    once = report.suite["once"].matched_only
+    assert math.isclose(once, report.official[paper.MATCHED], abs_tol=1e-9), shown
     assert report.unmatched == report.suite_sentences - report.kinds["same"] > 0
-    assert f"{report.unmatched} are not" in paper.render(report)
+    assert f"{report.unmatched} are not" in shown
+    if "each" in report.suite:
+        assert report.punkt_repeats > 0 and "repeated_sentences=each" in shown
+        # Counting every occurrence moves the figure away from the official one.
+        each = report.suite["each"]
+        assert abs(each.score - official) > abs(report.suite_score - official), shown
+        assert each.counted == report.suite_sentences > report.suite["once"].counted
     if report.paper is not None:
-        assert math.isclose(official, report.paper, abs_tol=0.4), paper.render(report)
-        assert math.isclose(report.suite_score, report.paper, abs_tol=0.4), paper.render(report)
+        assert math.isclose(official, report.paper, abs_tol=0.4), shown
+        assert math.isclose(report.suite_score, report.paper, abs_tol=0.4), shown

@@ -6,6 +6,7 @@ LongFormFact download are replaced by fakes that record what they were asked: no
 from __future__ import annotations
 
 import ast
+import hashlib
 import json
 import sys
 import types
@@ -29,7 +30,9 @@ from longform_evals.data.sources import (
     PINS,
     Pin,
     Published,
+    content_sha256,
     data_source,
+    local_source,
     pinned_revision,
     placeholder_pins,
     resolve_revision,
@@ -151,7 +154,8 @@ def test_revisions_resolve_to_the_pin_unless_given() -> None:
 
 def test_local_data_refuses_a_revision_it_would_not_use() -> None:
     published = Published("emozilla/quality", "validation")
-    assert data_source("q.jsonl", published, published.pin.revision) == {"path": "q.jsonl"}
+    missing = {"path": "q.jsonl", "name": "q.jsonl"}  # nothing there: nothing hashed
+    assert data_source("q.jsonl", published, published.pin.revision) == missing
     with pytest.raises(ValueError, match="applies to the published emozilla/quality only"):
         data_source("q.jsonl", published, COMMIT)
     assert Published("someone/else").pin == Pin(DEFAULT_BRANCH)
@@ -254,9 +258,14 @@ def test_longformfact_task_passes_its_revision_down_and_records_it(
     }
 
 
-def test_a_task_on_local_data_records_its_path() -> None:
-    fixture = str(SRC / "data" / "reading" / "qmsum_fixture.jsonl")
-    assert qmsum(data=fixture).metadata == {DATA_SOURCE_KEY: {"path": fixture}}
+def test_a_task_on_local_data_records_its_path_and_digest() -> None:
+    fixture = SRC / "data" / "reading" / "qmsum_fixture.jsonl"
+    recorded = {
+        "path": str(fixture),
+        "name": "qmsum_fixture.jsonl",
+        "sha256": hashlib.sha256(fixture.read_bytes()).hexdigest(),
+    }
+    assert qmsum(data=str(fixture)).metadata == {DATA_SOURCE_KEY: recorded}
     with pytest.raises(ValueError, match="not used with local data"):
         quality(data=str(SRC / "data" / "reading" / "quality_fixture.jsonl"), revision=COMMIT)
 
@@ -273,3 +282,20 @@ def test_the_revision_read_is_in_the_log(fake_hub: list[Call], tmp_path: Path) -
     assert log.eval.metadata is not None
     assert log.eval.metadata[DATA_SOURCE_KEY]["revision"] == COMMIT
     assert log.eval.task_args["revision"] == COMMIT
+
+
+def test_local_data_is_named_by_its_bytes(tmp_path: Path) -> None:
+    file = tmp_path / "items.jsonl"
+    file.write_bytes(b'{"id": 1}\n')
+    recorded = local_source(str(file))
+    assert recorded["name"] == "items.jsonl"
+    assert recorded["sha256"] == hashlib.sha256(b'{"id": 1}\n').hexdigest()
+    folder = tmp_path / "books"
+    (folder / "a").mkdir(parents=True)
+    (folder / "a" / "one.txt").write_text("one", encoding="utf-8")
+    (folder / "two.txt").write_text("two", encoding="utf-8")
+    before = content_sha256(str(folder))
+    (folder / "two.txt").write_text("two!", encoding="utf-8")  # a byte changes: another digest
+    assert before is not None and content_sha256(str(folder)) not in (None, before)
+    (folder / "two.txt").write_text("two", encoding="utf-8")
+    assert content_sha256(str(folder)) == before  # the same bytes: the same digest

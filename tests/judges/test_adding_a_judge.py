@@ -18,7 +18,7 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.log import EvalLog
 from inspect_ai.model import Model
 
-from helpers import BOOKS, judges_added, write_longsciverify
+from helpers import BOOKS, figures, judges_added, write_longsciverify
 from longform_evals.cli.judge_card import _run_args
 from longform_evals.judges.coherence.judges import CoherenceJudging
 from longform_evals.judges.coherence.paper import SentenceVerdict
@@ -99,12 +99,8 @@ def _run(task: Task, tmp_path: Path) -> EvalLog:
 
 
 def _metric(log: EvalLog, name: str) -> float:
-    assert log.results is not None
-    for score in log.results.scores:
-        for key, metric in score.metrics.items():
-            if key.split("/")[-1] == name:
-                return float(metric.value)
-    raise KeyError(name)
+    """Result `name` of any value (`agreement_card_precision`), as the surfaces read it."""
+    return next(v for k, v in figures(log).items() if k.split("/")[-1] == name)
 
 
 def test_a_coherence_judge_is_a_mode_of_every_consumer(added: None, tmp_path: Path) -> None:

@@ -15,8 +15,8 @@ import pytest
 
 from helpers import local_model_or_skip, needs_local_runtime
 from longform_evals.judges.coherence.probe import (
+    Prober,
     ProbeSettings,
-    probe_sentence,
     thresholds_for,
     verdict_from_probes,
 )
@@ -57,8 +57,8 @@ def test_calibrated_judge_flags_planted_errors_more_than_clean_sentences() -> No
         for sentences, index in items:
             # Only the probes the calibration switches on (as the scorer asks): the verdict
             # reads no other.
-            p_yes, _ = await probe_sentence(
-                model, sentences, index, ProbeSettings(cache=False), only_enabled=thresholds
+            p_yes, _ = await Prober(model, ProbeSettings(cache=False), thresholds).sentence(
+                sentences, index
             )
             verdict = verdict_from_probes(index, sentences[index], p_yes, thresholds)
             flags.append(bool(verdict.confused))

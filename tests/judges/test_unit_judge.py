@@ -4,6 +4,7 @@ objects the scorers take are recorded in an eval log as mappings they are rebuil
 from __future__ import annotations
 
 import asyncio
+import inspect
 from typing import Any
 
 import pytest
@@ -24,6 +25,7 @@ from longform_evals.judges.faithfulness.support import SupportJudgement
 from longform_evals.judges.registry import judge_names
 from longform_evals.judges.unit_judge import UnitVerdict, support_verdict
 from longform_evals.scorers.booookscore import booookscore
+from longform_evals.scorers.faithfulness import faithfulness
 from longform_evals.scorers.judge_agreement import judge_agreement
 
 
@@ -88,6 +90,19 @@ def test_the_agreement_judge_builds_the_unit_judge_of_its_kind() -> None:
     assert isinstance(AgreementJudge().unit_judge(), CoherenceUnitJudge)
     faithful = AgreementJudge(kind="faithfulness").unit_judge()
     assert isinstance(faithful, FaithfulnessJudging)
+
+
+def test_the_agreement_judge_judges_faithfulness_as_the_scorer_does_by_default() -> None:
+    """`AgreementJudge.faithfulness` passes every argument of the scorer's judging; those its
+    fields leave unset are the scorer's defaults."""
+    defaults = {name: p.default for name, p in inspect.signature(faithfulness).parameters.items()}
+    judging = AgreementJudge(kind="faithfulness").faithfulness()
+    assert judging.judge_name == defaults["judge"]
+    assert judging.doc_merge == defaults["doc_merge"]
+    assert judging.sentence_merge == defaults["sentence_merge"]
+    assert judging.chunking == defaults["chunking"]
+    assert judging.include_full == defaults["include_full"]
+    assert judging.threshold == defaults["threshold"]
 
 
 def test_judge_objects_refuse_unknown_fields_and_values() -> None:

@@ -137,7 +137,7 @@ def test_a_call_is_tallied_and_advances_its_phase(
     [log] = inspect_eval(task, model=model, log_dir=str(tmp_path), display="none")
     assert log.status == "success" and log.samples is not None, log.error
     assert step_usage.step_usage(log.samples[0])[STEP]["calls"] == 2
-    assert board.line() == "testing 1/1 calls"
+    assert board.line() == "testing 1 call"
 
 
 def test_an_unregistered_step_is_refused_before_the_call() -> None:

@@ -70,3 +70,16 @@ def test_a_served_packaged_model_stands_for_the_packaged_one(
 def test_a_served_packaged_model_uses_the_packaged_calibration() -> None:
     assert calibration_name("openai-api/longform/qwen2.5-coder-1.5b") == "qwen2.5-coder-1.5b"
     assert calibration_name("openai-api/longform/other") == "longform_other"
+
+
+def test_the_threads_help_says_the_default_the_engine_uses() -> None:
+    # The help once said "all cores" while the engine took the idle ones (issue 51): it now
+    # quotes the words of the module that computes the default.
+    from longform_evals.models import threads
+
+    result = CliRunner().invoke(main, ["serve", "--help"])
+    assert result.exit_code == 0, result.output
+    help_text = " ".join(result.output.split())
+    assert f"CPU threads (default: {threads.DEFAULT_THREADS_HELP})" in help_text
+    assert "all cores" not in help_text
+    assert ServeSettings("qwen2.5-coder-0.5b").n_threads is None  # so the default applies

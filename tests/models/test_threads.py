@@ -7,7 +7,8 @@ import os
 from hypothesis import given
 from hypothesis import strategies as st
 
-from longform_evals.models.threads import default_threads, idle_cores
+from longform_evals.models.free_cores import idle_cores
+from longform_evals.models.threads import default_threads
 
 
 @given(st.integers(1, 256), st.floats(0.0, 1000.0))

@@ -26,6 +26,7 @@ from longform_evals.reports.judge_card import (
     render_markdown,
 )
 from longform_evals.scorers.judge_agreement_metrics import HEADLINE, rows_of_scores
+from longform_evals.scorers.results import result_values
 
 # BooookScore span annotations of one system on three books: the two of the helpers and one
 # that people found clear, though it names "Zorb" (so the scripted judge flags a clean sentence).
@@ -102,12 +103,7 @@ def test_the_card_is_written_with_the_log_s_own_figures(coherence_run: Path) -> 
     assert card["figures"] == agreement_figures(units, summaries, n_boot=1000, seed=0).as_dict()
     # ... and the log's own metric (1000 replicates, seed 0, like the card's defaults).
     assert log.results is not None
-    metric = {
-        name.split("/")[-1]: m.value
-        for s in log.results.scores
-        for name, m in s.metrics.items()
-        if s.name == "summaries"
-    }
+    metric = result_values(log.results.scores)[("judge_agreement", "summaries")]
     figures = card["figures"]["figures"]
     for name in HEADLINE:
         fig = figures[name]

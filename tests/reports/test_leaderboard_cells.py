@@ -15,7 +15,7 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.model import Model, get_model
 
 from helpers import OFFLINE_RULES
-from longform_evals.reports.leaderboard import build_leaderboard
+from longform_evals.reports.leaderboard import build_leaderboard, experiment
 from longform_evals.scorers.results import result_values
 from longform_evals.tasks.longformfact import longformfact
 
@@ -95,3 +95,31 @@ def test_other_data_and_limits_are_other_variants_and_not_partial(
     limited = next(row for row in board.rows if "limit=4" in row.variant)
     assert limited.samples == limited.planned == 4
     assert "partial" not in limited.flags
+
+
+def test_an_experiment_is_named_by_what_differs_from_the_task_defaults() -> None:
+    args = {
+        "data": "/somewhere/else/quality_fixture.jsonl",
+        "strategy": "full",
+        "hard_only": False,  # a default, as Inspect logs every argument
+        "cache": True,
+        "revision": "main",
+        "max_pages": None,
+    }
+    local = {"data_source": {"path": args["data"], "name": "quality_fixture.jsonl", "sha256": "ab"}}
+    label, data = experiment("quality", local, args, {"limit": 5.0, "sample_id": None})
+    assert label == "quality[data=quality_fixture.jsonl,strategy=full,limit=5]" and data == "ab"
+    # a plan's run of the same experiment: its samples and limit come from the plan's record
+    plan = {**local, "longform_plan": {"plan": "p", "variant": "q-full", "limit": 5}}
+    assert experiment("quality", plan, args, {"limit": None}) == (label, "ab")
+    # a chunk size logged as 512.0 is 512; the default chunk size is no difference
+    book, _ = experiment("booookscore", {}, {"chunk_size": 512.0, "context_window": 8192}, {})
+    assert book == "booookscore[chunk_size=512]"
+    # published data: the dataset, revision and split name it
+    hub = {
+        "data_source": {"dataset": "emozilla/quality", "revision": "main", "split": "validation"}
+    }
+    assert experiment("quality", hub, {"strategy": "full"}, {}) == (
+        "quality[strategy=full]",
+        "emozilla/quality@main@validation",
+    )

@@ -190,3 +190,25 @@ def test_judged_columns_and_cells_link_to_the_card_in_the_page(card_folder: str)
     assert f'<a class="card" href="#{anchor}">{HEADLINE}</a>' in page
     section = page[page.index(f'id="{anchor}"') :]
     assert HEADLINE in section[:1000] and "s/judge on coherence (probe)" in section[:1000]
+
+
+def test_only_a_first_place_no_one_shares_is_shaded_and_tied_ranks_say_so() -> None:
+    made = board()
+    _, overview = _tables(to_html(made, "logs"))[0]
+    shaded = {
+        (r[0][0], i)
+        for r in overview[1:]
+        for i, (_, a) in enumerate(r[1:])
+        if a.get("class") == "best"
+    }
+    # quality: m/a and m/b share rank 1 (tied): neither is best; each booookscore column has
+    # one row, first and told apart from no one else: best.
+    assert shaded == {("m/a", 1), ("m/b", 2)}
+    tables = _tables(to_html(made, "logs"))
+    quality_table = tables[1][1]
+    ranks = {line[1][0]: line[0][0] for line in quality_table[1:]}
+    assert ranks == {"m/a": "1, tied", "m/b": "1, tied", "m/c": "3"}
+    # the same board with m/b dropped: m/a alone at 1 is shaded
+    made.rows = [r for r in made.rows if not (r.model == "m/b" and r.variant == "quality-full")]
+    _, alone = _tables(to_html(made, "logs"))[0]
+    assert [a.get("class") for _, a in alone[1][1:2]] == ["best"]

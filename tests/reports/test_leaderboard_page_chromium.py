@@ -155,3 +155,61 @@ def test_the_page_in_chromium_opens_with_the_overview(card_folder: str, tmp_path
     # The DOM Chromium built holds the overview before the first per-task table.
     dom = dumped.stdout
     assert dom.index('class="overview"') < dom.index('class="board"')
+
+
+# Added to a copy of the page by the test only: where things landed at 1400 x 900 px.
+_MEASURE = """
+<script>
+var width = document.documentElement.clientWidth, height = window.innerHeight;
+var off = [];
+document.querySelectorAll("table.overview th, table.overview td").forEach(function (c) {
+  if (c.getBoundingClientRect().right > width) off.push(c.textContent.trim().slice(0, 40));
+});
+document.querySelectorAll("table.board th").forEach(function (th) {
+  if (th.textContent === "flags" && th.getBoundingClientRect().right > width) off.push("flags");
+});
+var seen = ["h1", "#identity", "table.overview"].filter(function (s) {
+  var e = document.querySelector(s);
+  return e && e.getBoundingClientRect().top < height && e.getBoundingClientRect().top >= 0;
+});
+document.body.setAttribute("data-width", String(width));
+document.body.setAttribute("data-off", off.join("|"));
+document.body.setAttribute("data-first-screen", seen.join(","));
+</script>
+"""
+
+
+class _Body(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.body: dict[str, str] = {}
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "body":
+            self.body = {k: v or "" for k, v in attrs}
+
+
+def test_the_first_screen_names_the_run_and_no_column_runs_off_it(
+    card_folder: str, tmp_path: Path
+) -> None:
+    if CHROMIUM is None:
+        pytest.skip("no chromium browser on this machine (Debian package `chromium`)")
+    logs = tmp_path / "logs"
+    _make_logs(logs)
+    board = build_leaderboard(logs)
+    page = Path(next(p for p in write_all(board, tmp_path / "out", logs) if p.endswith(".html")))
+    text = page.read_text(encoding="utf-8")
+    measured = tmp_path / "measured.html"
+    measured.write_text(text.replace("</body>", _MEASURE + "</body>"), encoding="utf-8")
+    dumped = _chromium(
+        "--window-size=1400,900", "--dump-dom", measured.as_uri(), profile=tmp_path / "p3"
+    )
+    assert dumped.returncode == 0, dumped.stderr[-2000:]
+    parser = _Body()
+    parser.feed(dumped.stdout)
+    body = parser.body
+    assert body.get("data-width") and int(body["data-width"]) <= 1400
+    # title, the run's identity and the overview all start on the first screen
+    assert body.get("data-first-screen") == "h1,#identity,table.overview"
+    assert body.get("data-off") == "", f"off the first screen's width: {body.get('data-off')}"
+    assert "Plan</b>: ad hoc" in text and "Versions</b>: longform-evals" in text

@@ -9,6 +9,9 @@ same judge, flags unreadable verdicts and lists logs it cannot use.
 
 from __future__ import annotations
 
+import csv
+import hashlib
+import io
 import json
 import os
 import shutil
@@ -34,7 +37,8 @@ from longform_evals.reports.leaderboard import (
     build_leaderboard,
 )
 from longform_evals.reports.leaderboard_render import to_csv, to_json, to_markdown
-from plans import GARBLED_JUDGE, plan_text
+from longform_evals.tasks.reading import quality
+from plans import GARBLED_JUDGE, QUALITY, plan_text
 
 
 def run_cli(*args: str) -> Any:
@@ -124,6 +128,60 @@ def test_the_leaderboard_of_a_plan(finished: tuple[Path, Path], tmp_path: Path) 
     assert to_csv(board).count("\n") == 1 + 2 * 3  # header + one metric per row
     markdown = result.output
     assert "### booookscore-hier512" in markdown and "BooookScore [95 % CI]" in markdown
+
+
+def test_an_inspect_eval_of_a_plans_experiment_shares_its_column_and_rows_name_the_run(
+    finished: tuple[Path, Path], tmp_path: Path
+) -> None:
+    logs = tmp_path / "logs"
+    shutil.copytree(finished[1], logs)
+    # the plan's quality variant (data, strategy=full, cache) run by hand, by another model
+    [log] = eval(
+        quality(data=str(QUALITY), strategy="full", cache=True),
+        model="scripted/delta",
+        model_args={"default_response": "Answer: (A)"},
+        log_dir=str(logs / "by-hand"),
+        display="none",
+    )
+    assert log.status == "success", log.error
+    # and an experiment no plan ran: a variant of its own, named by what differs
+    [other] = eval(
+        quality(data=str(QUALITY), strategy="full"),
+        model="scripted/delta",
+        model_args={"default_response": "Answer: (A)"},
+        limit=2,
+        log_dir=str(logs / "by-hand"),
+        display="none",
+    )
+    assert other.status == "success", other.error
+    board = build_leaderboard(logs)
+    full = {r.model for r in board.rows if r.variant == "quality[strategy=full]"}
+    assert full == {"scripted/alpha", "scripted/beta", "scripted/delta"}
+    # the plan's variants in the plan's order, then the one no plan ran
+    assert board.variants() == [
+        "quality[strategy=full]",
+        "quality[strategy=read_agent_p]",
+        "booookscore-hier512",
+        "quality[data=quality_fixture.jsonl,strategy=full,limit=2]",
+    ]
+    digest = hashlib.sha256(QUALITY.read_bytes()).hexdigest()
+    records = json.loads(to_json(board))
+    by_hand = [r for r in records["rows"] if r["model"] == "scripted/delta"]
+    assert {r["identity"]["plan"] for r in by_hand} == {"ad hoc"}
+    planned = [r for r in records["rows"] if r["model"] != "scripted/delta"]
+    assert {r["identity"]["plan"] for r in planned} == {"scripted"}
+    for record in records["rows"]:
+        identity = record["identity"]
+        assert identity["started_at"] and identity["completed_at"] and identity["task_version"]
+        assert identity["versions"]["longform-evals"] and identity["versions"]["inspect_ai"]
+        if record["task"] == "quality":
+            assert identity["data"]["sha256"] == digest and identity["data"]["items"] in (2, 6)
+    assert records["identity"]["plans"] == ["scripted", "ad hoc"]
+    lines = list(csv.DictReader(io.StringIO(to_csv(board))))
+    assert all(line["plan"] and line["started_at"] and line["task_version"] for line in lines)
+    assert {line["data_sha256"] for line in lines if line["variant"].startswith("quality")} == {
+        digest
+    }
 
 
 def test_rows_with_different_judges_are_not_ranked_together(tmp_path: Path) -> None:

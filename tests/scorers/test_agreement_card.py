@@ -14,6 +14,7 @@ from inspect_ai.scorer import SampleScore
 
 from helpers import BOOKS, SENTENCE_RULES
 from longform_evals.scorers.judge_agreement_metrics import HEADLINE, agreement_card
+from longform_evals.scorers.results import result_values
 from longform_evals.tasks.judge_agreement import judge_agreement
 
 
@@ -49,11 +50,12 @@ def _same(a: float, b: float) -> bool:
 def test_the_metric_recomputes_the_logged_figures(tmp_path: Path) -> None:
     log = _log(tmp_path)
     assert log.results is not None
-    [summaries] = [s for s in log.results.scores if s.name == "summaries"]
     logged = {
-        k.split("/")[-1].removeprefix("agreement_card_"): m.value
-        for k, m in summaries.metrics.items()
-        if "agreement_card_" in k
+        name.removeprefix("agreement_card_"): value
+        for name, value in result_values(log.results.scores)[
+            ("judge_agreement", "summaries")
+        ].items()
+        if name.startswith("agreement_card_")
     }
 
     figures = agreement_card()(_sample_scores(log))

@@ -206,5 +206,7 @@ def test_empty_summary_is_counted_as_unscored(tmp_path: Path) -> None:
     assert math.isnan(value["booookscore"])
     assert log.results is not None
     [result] = [s for s in log.results.scores if s.name == "booookscore"]
-    assert result.unscored_samples == 1
     assert math.isnan(result.metrics["mean"].value)  # not a BooookScore of 0
+    # counted in the scorer's own entry (its `unscored_samples` counts samples unscored as a
+    # whole, e.g. stopped by a limit, since the entry's metrics read the whole value dict)
+    assert result.metrics["scored"].value == 0.0 and result.metrics["empty_summary"].value == 1.0

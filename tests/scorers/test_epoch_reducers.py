@@ -25,7 +25,9 @@ from inspect_ai.scorer import Score, Target, scorer
 from inspect_ai.solver import TaskState
 
 from helpers import BOOKS, OFFLINE_RULES, SENTENCE_RULES
-from longform_evals.scorers.unscorable import count, nan_mean, nan_stderr
+from longform_evals.scorers.results import result_values
+from longform_evals.scorers.scorer_table import count
+from longform_evals.scorers.unscorable import nan_mean, nan_stderr
 from longform_evals.tasks.judge_agreement import judge_agreement
 from longform_evals.tasks.longformfact import longformfact
 from longform_evals.tasks.positional_bias import positional_bias
@@ -75,7 +77,7 @@ TASKS: dict[str, tuple[Callable[[Path], Task], list[dict[str, Any]], set[str]]] 
         OFFLINE_RULES,
         {"bacc", "auc", "bacc_by_order", "bacc_by_order_sensitivity"},
     ),
-    "judge_agreement": (_agreement, SENTENCE_RULES, {"agreement_card", "nan_mean", "count"}),
+    "judge_agreement": (_agreement, SENTENCE_RULES, {"agreement_card", "mean", "count"}),
 }
 """Case -> (its task, the scripted model's rules, the package metrics it reports)."""
 
@@ -88,17 +90,19 @@ def _run(task: Task, rules: list[dict[str, Any]], folder: Path, epochs: Epochs |
 
 
 def _results(log: EvalLog) -> dict[tuple[str, str], float]:
+    """(value, metric) -> result, as every surface reads them (`scorers/results.py`)."""
     assert log.results is not None
     return {
-        (score.name, name): metric.value
-        for score in log.results.scores
-        for name, metric in score.metrics.items()
+        (key, name): value
+        for (_, key), results in result_values(log.results.scores).items()
+        for name, value in results.items()
+        if name != "point"
     }
 
 
 def _metric_names(results: dict[tuple[str, str], float]) -> set[str]:
-    """The package's metrics among the results (`longform_evals/<metric>[_<key>]`)."""
-    return {name.split("/")[1] for _, name in results if name.startswith("longform_evals/")}
+    """The metrics among the results (`<metric>[_<key>]`: `bacc_avg`, `count`)."""
+    return {name for _, name in results}
 
 
 def _same(a: float, b: float) -> bool:
@@ -140,6 +144,6 @@ def test_nan_aware_metrics_see_one_reduced_score_per_sample(tmp_path: Path) -> N
     task = Task(dataset=MemoryDataset(samples), scorer=_by_epoch())
     log = _run(task, [{"default": "ok"}], tmp_path, Epochs(2, "mean"))
     results = _results(log)
-    assert results[("value", "longform_evals/nan_mean")] == pytest.approx(0.75)  # (0.5 + 1) / 2
-    assert results[("value", "longform_evals/nan_stderr")] == pytest.approx(0.25)
-    assert results[("flagged", "longform_evals/count")] == pytest.approx(1.5)  # 3 x 0.5
+    assert results[("value", "nan_mean")] == pytest.approx(0.75)  # (0.5 + 1) / 2
+    assert results[("value", "nan_stderr")] == pytest.approx(0.25)
+    assert results[("flagged", "count")] == pytest.approx(1.5)  # 3 x 0.5

@@ -135,3 +135,67 @@ def test_a_model_judging_its_own_output_is_flagged_and_warned(
     # a given summary was written by no evaluated model: judging it is not self-judging
     given = _scores(_run(tmp_path / "given", [faithfulness(judge_options={"cache": False})]))
     assert given["faithfulness"].metadata["self_judged"] is False  # type: ignore[index]
+
+
+def _self_judging_warnings(log: EvalLog) -> list[str]:
+    assert log.samples is not None
+    return [
+        e.message.message
+        for e in log.samples[0].events
+        if e.event == "logger" and "judges its own output" in e.message.message
+    ]
+
+
+def test_a_judge_bound_to_the_evaluated_model_on_purpose_is_not_warned_of(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--model-role grader=<the evaluated model>` is the user's choice (Inspect's
+    `model_roles()` holds it), unlike the grader role left unbound: the scores still say
+    self_judged, and the run says nothing."""
+    from longform_evals.models import grader
+
+    monkeypatch.setattr(grader, "_warned", set())
+    log = _generated_run(tmp_path, {"grader": _model("evaluated", SUMMARY)})
+    assert all(s.metadata["self_judged"] for s in _scores(log).values())  # type: ignore[index]
+    assert _self_judging_warnings(log) == []
+
+
+def test_a_judge_given_to_the_scorer_is_not_warned_of(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from inspect_ai.solver import generate
+
+    from longform_evals.models import grader
+
+    monkeypatch.setattr(grader, "_warned", set())
+    evaluated = _model("evaluated", SUMMARY)
+    sample = Sample(id="s", input="Summarize.", metadata={"documents": DOCS})
+    scorer = booookscore(CoherenceJudging(mode="sentence", cache=False), model=evaluated)
+    task = Task(dataset=MemoryDataset([sample]), solver=generate(), scorer=scorer)
+    [log] = inspect_eval(task, model=evaluated, log_dir=str(tmp_path), display="none")
+    assert log.status == "success", log.error
+    assert _scores(log)["booookscore"].metadata["self_judged"] is True
+    assert _self_judging_warnings(log) == []
+
+
+def test_the_warning_names_the_role_left_unbound(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from inspect_ai.solver import generate
+
+    from longform_evals.models import grader
+
+    monkeypatch.setattr(grader, "_warned", set())
+    sample = Sample(id="s", input="Summarize.", metadata={"documents": DOCS})
+    scorer = faithfulness(judge_options={"model_role": "verifier", "cache": False})
+    task = Task(dataset=MemoryDataset([sample]), solver=generate(), scorer=scorer)
+    [log] = inspect_eval(
+        task,
+        model=_model("evaluated", SUMMARY),
+        model_roles={"grader": _model("grader", "Yes")},  # bound, but not the role asked
+        log_dir=str(tmp_path),
+        display="none",
+    )
+    assert log.status == "success", log.error
+    [warning] = _self_judging_warnings(log)
+    assert "--model-role verifier=<model>" in warning, warning

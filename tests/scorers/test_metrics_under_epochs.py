@@ -39,14 +39,20 @@ from longform_evals.judges.faithfulness.judging import (
 from longform_evals.judges.text_check import check_text
 from longform_evals.judges.unit_judge import support_verdict
 from longform_evals.scorers.judge_agreement import _summary_values, _unit_rows
-from longform_evals.scorers.judge_agreement_metrics import agreement_card, agreement_metrics
+from longform_evals.scorers.judge_agreement_metrics import (
+    COUNTED,
+    agreement_card,
+    agreement_metrics,
+)
 from longform_evals.scorers.limits import unscored_after_limit
 from longform_evals.scorers.meta_evaluation import auc, bacc, bacc_by_order
 from longform_evals.scorers.order_metrics import (
     bacc_by_order_rows,
     bacc_by_order_sensitivity,
 )
+from longform_evals.scorers.scorer_table import keyed
 from longform_evals.scorers.unscorable import nan_mean, nan_stderr, unscorable_metrics
+from longform_evals.tasks.longformfact import judge_figure_stem
 from longform_evals.tasks.positional_bias import _metrics as _positional_bias_metrics
 
 
@@ -175,6 +181,17 @@ def entries(results: Mapping[str, Value], key: str) -> dict[str, float]:
     return out
 
 
+def own(results: Mapping[str, Value]) -> dict[str, float]:
+    """The scorer's own entry (`scorers/scorer_table.py`): the package's figures, by the names
+    the results table shows (`bacc_avg`, `scored`, `mean` of the scorer's own value)."""
+    out: dict[str, float] = {}
+    for name, value in results.items():
+        if "/" not in name:
+            assert isinstance(value, int | float)
+            out[name] = float(value)
+    return out
+
+
 def summary_level(labels: int | list[int | None] | None) -> int | None:
     """The summary-level label (1 = faithful): a sentence-level summary is faithful when every
     annotated sentence is; None when nothing is annotated."""
@@ -187,15 +204,14 @@ def summary_level(labels: int | list[int | None] | None) -> int | None:
 # --- LongFormFact: bacc, auc, bacc_by_order, bacc_by_order_sensitivity ----------------------
 
 
-def longformfact_metrics() -> dict[str, list[Metric]]:
+def longformfact_metrics() -> list[Metric | dict[str, list[Metric]]]:
     """As `tasks/longformfact.py` registers them with `orders` (and a calibrated key)."""
-    per_key = [bacc(), auc(), bacc_by_order(), bacc_by_order_sensitivity()]
-    return {
-        "faithfulness": per_key,
+    per_key = {
+        "faithfulness": [bacc(), auc(), bacc_by_order(), bacc_by_order_sensitivity()],
         "max_min": [bacc(key="max_min", calibrate=0.5), auc()],
-        "missing_rate": [mean()],
-        **unscorable_metrics(judged=True),
     }
+    figures = [keyed(m, key, judge_figure_stem(key, m)) for key, ms in per_key.items() for m in ms]
+    return [*figures, *unscorable_metrics(judged=True), {"missing_rate": [mean()]}]
 
 
 def test_longformfact_metrics_under_equal_epochs() -> None:
@@ -232,7 +248,7 @@ def test_bacc_and_auc_read_the_mean_of_disagreeing_epochs() -> None:
         [epochs_of(e) for _, _, e in table],
         metadata=[record(subset, labels) for subset, labels, _ in table],
     )
-    got = entries(results, "faithfulness")
+    got = own(results)
 
     expected_bacc, expected_auc = {}, {}
     for subset in ("qmsum", "multinews"):
@@ -257,8 +273,9 @@ def test_bacc_and_auc_read_the_mean_of_disagreeing_epochs() -> None:
     assert got["bacc_avg"] == pytest.approx(statistics.mean(expected_bacc.values()))
     assert got["auc_avg"] == pytest.approx(statistics.mean(expected_auc.values()))
     # counts sum the samples' epoch means: the unreadable epoch above has `scored` 0 (2/3)
-    assert entries(results, "scored")["count"] == pytest.approx(8 + 2 / 3)
-    assert entries(results, "empty_summary")["count"] == 1.0
+    assert got["scored"] == pytest.approx(8 + 2 / 3)
+    assert got["empty_summary"] == 1.0
+    assert {"max_min_bacc_avg", "max_min_auc_avg"} <= set(got)
 
 
 def test_bacc_by_order_and_its_interval_read_the_mean_of_disagreeing_epochs() -> None:
@@ -272,7 +289,7 @@ def test_bacc_by_order_and_its_interval_read_the_mean_of_disagreeing_epochs() ->
     ]
     metadata = under_orders([record(subset, label) for subset, label, _ in table])
     epochs = [epochs_of(orders[name]) for _, _, orders in table for name in ORDERS]
-    got = entries(run_metrics(longformfact_metrics(), epochs, metadata=metadata), "faithfulness")
+    got = own(run_metrics(longformfact_metrics(), epochs, metadata=metadata))
 
     # predictions: the epoch mean at or above the threshold, NaN where nothing was readable
     predicted = {
@@ -328,7 +345,7 @@ def test_recorded_thresholds_survive_a_limited_first_epoch() -> None:
 # --- positional bias: order_means, position_profile, by_document_count ----------------------
 
 
-def positional_bias_metrics(growing: bool = False) -> dict[str, list[Metric]]:
+def positional_bias_metrics(growing: bool = False) -> list[Metric | dict[str, list[Metric]]]:
     """As `tasks/positional_bias.py` registers them: order_means (or by_document_count) and
     position_profile on `faithfulness`."""
     return _positional_bias_metrics(growing)
@@ -382,7 +399,7 @@ def _spread(rows: FloatArray) -> float:
 def test_order_means_read_the_mean_of_disagreeing_epochs() -> None:
     metadata = under_orders([{"documents": DOCUMENTS, "ranking": [1, 0, 2]}] * len(ORDER_TABLE))
     epochs = [epochs_of(orders[name]) for orders in ORDER_TABLE.values() for name in ORDERS]
-    got = entries(run_metrics(positional_bias_metrics(), epochs, metadata=metadata), "faithfulness")
+    got = own(run_metrics(positional_bias_metrics(), epochs, metadata=metadata))
 
     columns = {
         name: [v for orders in ORDER_TABLE.values() if not math.isnan(v := reduced(orders[name]))]
@@ -417,7 +434,7 @@ def test_position_profile_is_the_first_epochs_profile() -> None:
     epochs.append([EMPTY, EMPTY])  # no value: Inspect leaves it out, not counted
     metadata = under_orders([{"documents": DOCUMENTS, "ranking": [1, 0, 2]}] * 2)[:5]
     results = run_metrics(positional_bias_metrics(), epochs, metadata=metadata)
-    got = entries(results, "faithfulness")
+    got = own(results)
 
     for i in range(3):
         column = [v for p in first if (v := p[i]) is not None]
@@ -426,7 +443,7 @@ def test_position_profile_is_the_first_epochs_profile() -> None:
         assert got[f"position_profile_pos_{i + 1}_ci_low"] == pytest.approx(ci.low)
         assert got[f"position_profile_pos_{i + 1}_n"] == len(column)
     assert got["position_profile_missing"] == 1
-    assert results["faithfulness/mean"] == pytest.approx((0.7 * 3 + 0.9) / 4)
+    assert got["mean"] == pytest.approx((0.7 * 3 + 0.9) / 4)
 
 
 def test_by_document_count_reads_the_mean_of_disagreeing_epochs() -> None:
@@ -438,7 +455,7 @@ def test_by_document_count_reads_the_mean_of_disagreeing_epochs() -> None:
     ]
     epochs = [epochs_of(by_k) for source in table for by_k in source]
     results = run_metrics(positional_bias_metrics(growing=True), epochs, metadata=prefixes(3))
-    got = entries(results, "faithfulness")
+    got = own(results)
 
     for k in (1, 2, 3):
         column = [v for source in table if not math.isnan(v := reduced(source[k - 1]))]
@@ -453,10 +470,12 @@ def test_by_document_count_reads_the_mean_of_disagreeing_epochs() -> None:
 # --- judge agreement: agreement_card, nan_mean, nan_stderr, count ---------------------------
 
 
-def agreement_metrics_with_stderr() -> dict[str, list[Metric]]:
-    """The judge-agreement scorer's metrics, with `nan_stderr` beside a `nan_mean` (no scorer
-    of the suite registers it)."""
-    return {**agreement_metrics(), "judge_score": [nan_mean(), nan_stderr()]}
+def agreement_metrics_with_stderr() -> list[Metric | dict[str, list[Metric]]]:
+    """The judge-agreement scorer's metrics, with `nan_mean` and `nan_stderr` of
+    `judge_score` (no scorer of the suite registers them)."""
+    *table, per_key = agreement_metrics()
+    assert isinstance(per_key, dict)
+    return [*table, {**per_key, "judge_score": [nan_mean(), nan_stderr()]}]
 
 
 FLAGS: dict[str, dict[str, list[int | None]]] = {
@@ -505,13 +524,11 @@ def test_nan_mean_nan_stderr_and_count_over_disagreeing_epochs() -> None:
     assert len(judge) == 4  # C's unread first epoch is left out of its mean, not of the task
     assert entries(results, "judge_score")["nan_mean"] == pytest.approx(np.mean(judge))
     assert entries(results, "judge_score")["nan_stderr"] == pytest.approx(stats.sem(judge))
-    assert entries(results, "human_score")["nan_mean"] == pytest.approx(
-        np.mean(epoch_means("human_score"))
-    )
-    assert entries(results, "units")["count"] == 12.0
+    assert results["human_score/mean"] == pytest.approx(np.mean(epoch_means("human_score")))
+    assert own(results)["units"] == 12.0
     unjudged = epoch_means("unjudged_units")
     assert unjudged == [0.5, 0.0, 1.5, 0.0]  # A: 1 in epoch 2; C: 3 in epoch 1
-    assert entries(results, "unjudged_units")["count"] == pytest.approx(sum(unjudged))
+    assert own(results)["unjudged_units"] == pytest.approx(sum(unjudged))
 
 
 def test_agreement_card_is_the_first_epochs_card() -> None:
@@ -520,11 +537,9 @@ def test_agreement_card_is_the_first_epochs_card() -> None:
     several epochs for this reason)."""
     epochs = _agreement_epochs()
     got = {
-        name: value
-        for name, value in entries(
-            run_metrics(agreement_metrics_with_stderr(), epochs), "summaries"
-        ).items()
-        if name.startswith("agreement_card_")
+        f"agreement_card_{name}": value
+        for name, value in own(run_metrics(agreement_metrics_with_stderr(), epochs)).items()
+        if name not in COUNTED
     }
 
     first = [SampleScore(score=summary[0], sample_id=f"s{i}") for i, summary in enumerate(epochs)]
@@ -552,8 +567,8 @@ def test_agreement_card_keeps_a_summary_the_judge_could_not_read() -> None:
         agreement_score("B", "y", {"p1": [0, 1], "p2": [0, 1]}, [None, None]),
         agreement_score("C", "x", {"p1": [0, 1], "p2": [1, 1]}, [0.7, 0.2]),
     ]
-    got = entries(run_metrics(agreement_metrics(), [[s] for s in scores]), "summaries")
+    got = own(run_metrics(agreement_metrics(), [[s] for s in scores]))
     every = [SampleScore(score=s, sample_id=f"s{i}") for i, s in enumerate(scores)]
     card = agreement_card()(every)  # type: ignore[arg-type]
     assert isinstance(card, dict)
-    assert got["agreement_card_kappa_annotators_mean"] == card["kappa_annotators_mean"]
+    assert got["kappa_annotators_mean"] == card["kappa_annotators_mean"]

@@ -33,11 +33,13 @@ from longform_evals.models.scripted import ScriptedModelAPI
 from longform_evals.scorers.booookscore import booookscore
 from longform_evals.scorers.faithfulness import faithfulness
 from longform_evals.scorers.llm_raters import llm_raters
+from longform_evals.scorers.results import result_values
 from longform_evals.scorers.rouge import rouge
-from longform_evals.scorers.unscorable import count, nan_mean, nan_stderr
+from longform_evals.scorers.scorer_table import count
+from longform_evals.scorers.unscorable import nan_mean, nan_stderr
 from longform_evals.solvers import given_summary
 
-COUNT = "longform_evals/count"  # how Inspect names a package metric in the results
+COUNT = "count"  # a counted value's figure, as every surface reads it (scorers/results.py)
 WORDED = "He left the harbour. She stayed."
 
 
@@ -149,8 +151,10 @@ def _scores(log: EvalLog, scorer: str) -> dict[str, Score]:
 
 
 def _results(log: EvalLog) -> dict[str, dict[str, float]]:
+    """Each value's figures (one scorer per log here), as `scorers/results.py` reads them."""
     assert log.results
-    return {s.name: {k: m.value for k, m in s.metrics.items()} for s in log.results.scores}
+    found = result_values(log.results.scores)
+    return {key: {m: v for m, v in ms.items() if m != "point"} for (_, key), ms in found.items()}
 
 
 def _value(score: Score) -> dict[str, float]:
@@ -332,6 +336,10 @@ def test_rouge_of_an_answer_without_words_is_nan_and_non_ascii_words_score_zero(
     assert results["rouge1"]["mean"] == pytest.approx(0.5)
     assert results["scored"][COUNT] == 2.0
     assert set(results["scored"]) == {COUNT}  # the rouge* glob leaves the counts alone
+    # In Inspect's results the counts are rows of the scorer's own entry, named whole.
+    assert log.results is not None
+    entries = {s.name: list(s.metrics) for s in log.results.scores}
+    assert entries["rouge"] == [EMPTY_SUMMARY, NO_SENTENCES, "scored"]
 
 
 def test_bertscore_of_an_answer_without_words_is_nan(tmp_path: Path) -> None:

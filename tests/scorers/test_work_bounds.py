@@ -18,6 +18,7 @@ from inspect_ai.model import get_model
 
 from longform_evals.scorers.booookscore import coherence_plan
 from longform_evals.scorers.faithfulness import faithfulness
+from longform_evals.scorers.results import result_values
 from longform_evals.solvers import given_summary
 from longform_evals.tasks.booookscore import booookscore
 
@@ -78,8 +79,7 @@ def test_booookscore_over_a_limit_is_counted_without_a_call(
     assert meta["unscorable"] == "over_limit"
     # the results table counts it, as it counts empty summaries
     assert log.results
-    [counted] = [s for s in log.results.scores if s.name == "over_limit"]
-    assert [m.value for m in counted.metrics.values()] == [1.0]
+    assert result_values(log.results.scores)[("booookscore", "over_limit")]["count"] == 1.0
 
 
 def test_booookscore_within_the_limits_is_judged(

@@ -8,6 +8,7 @@ import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai.model import get_model
 
+from helpers import figures
 from longform_evals.data.booksum import bundled_booksum_fixture
 from longform_evals.tasks.narrative import booksum
 
@@ -21,12 +22,8 @@ def test_booksum_reports_rouge_length_and_statistics(tmp_path: Path, strategy: s
     model = get_model("scripted/sum", rules=[{"pattern": ".", "response": SUMMARY}], memoize=False)
     [log] = inspect_eval(task, model=model, log_dir=str(tmp_path))
     assert log.status == "success", log.error
-    assert log.results is not None
-    names = {f"{s.name}/{m.name}" for s in log.results.scores for m in s.metrics.values()}
-    assert {"rougeL/mean", "bertscore_f1/mean", "within/mean", "length_ratio/mean"} <= names
-    metrics = {
-        f"{s.name}/{m.name}": m.value for s in log.results.scores for m in s.metrics.values()
-    }
+    metrics = figures(log)
+    assert {"rougeL/mean", "bertscore_f1/mean", "within/mean", "length_ratio/mean"} <= set(metrics)
     assert metrics["within/mean"] == 1.0  # 13 words against a target of 12 (±10 %)
 
 

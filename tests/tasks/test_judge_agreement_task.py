@@ -11,7 +11,7 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
 from inspect_ai.model import get_model
 
-from helpers import BOOKS, FAITH_RULES, SENTENCE_RULES, write_longsciverify
+from helpers import BOOKS, FAITH_RULES, SENTENCE_RULES, figures, write_longsciverify
 from longform_evals.tasks.judge_agreement import judge_agreement
 
 
@@ -27,12 +27,7 @@ def _run(tmp_path: Path, rules: list[dict[str, Any]], **task_args: Any) -> EvalL
 
 
 def _metrics(log: EvalLog) -> dict[str, float]:
-    assert log.results is not None
-    out: dict[str, float] = {}
-    for score in log.results.scores:
-        for name, m in score.metrics.items():
-            out[f"{score.name}/{name.split('/')[-1]}"] = m.value
-    return out
+    return figures(log)
 
 
 def _coherence_data(tmp_path: Path) -> Path:

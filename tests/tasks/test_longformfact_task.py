@@ -10,6 +10,7 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.model import get_model
 
 from longform_evals.judges.faithfulness.judging import AGGREGATIONS, FULL_AGGREGATIONS
+from longform_evals.scorers.results import result_values
 from longform_evals.tasks.longformfact import longformfact
 
 YES = {"Yes": -0.1, "No": -2.4}
@@ -32,14 +33,27 @@ def test_longformfact_reports_bacc_for_every_aggregation(shared_data: Path, tmp_
     assert log.status == "success", log.error
     assert log.samples and len(log.samples) == 12
     assert log.results is not None
-    by_key = {s.name: s.metrics for s in log.results.scores}
+    by_key = {key: found for (_, key), found in result_values(log.results.scores).items()}
     for key in ("faithfulness", *AGGREGATIONS, *FULL_AGGREGATIONS):
         metrics = by_key[key]
-        assert "longform_evals/bacc_avg" in metrics and "longform_evals/auc_avg" in metrics
-        assert "longform_evals/bacc_qmsum" in metrics
+        assert "bacc_avg" in metrics and "auc_avg" in metrics
+        assert "bacc_qmsum" in metrics
     # A judge that says "supported" to everything predicts every summary faithful: BACC 50
     # wherever both classes occur.
-    assert by_key["max_mean"]["longform_evals/bacc_qmsum"].value == 50.0
+    assert by_key["max_mean"]["bacc_qmsum"] == 50.0
+    # Inspect's results show them in the scorer's own entry, named whole (and the task's
+    # headline is the card's: BACC of the scorer's own aggregation, averaged over subsets).
+    [entry] = [s for s in log.results.scores if s.name == "faithfulness"]
+    assert {"bacc_avg", "auc_qmsum", "max_mean_bacc_avg", "full_min_auc_multinews"} <= set(
+        entry.metrics
+    )
+    headline = log.results.headline
+    assert headline is not None
+    assert (headline.scorer, headline.score, headline.metric) == (
+        "faithfulness",
+        "faithfulness",
+        "bacc_avg",
+    )
 
 
 def test_subset_filter(shared_data: Path) -> None:
@@ -63,11 +77,11 @@ def test_orders_score_multi_document_summaries_under_each_order(
     [log] = inspect_eval(task, model=judge, log_dir=str(tmp_path))
     assert log.status == "success", log.error
     assert log.results is not None
-    metrics = {s.name: s.metrics for s in log.results.scores}["max_mean"]
+    metrics = result_values(log.results.scores)[("faithfulness", "max_mean")]
     for name in ("original", "top", "bottom", "sensitivity"):
-        assert f"longform_evals/bacc_by_order_{name}" in metrics
+        assert f"bacc_by_order_{name}" in metrics
     # A constant judge cannot depend on order.
-    assert metrics["longform_evals/bacc_by_order_sensitivity"].value == 0.0
+    assert metrics["bacc_by_order_sensitivity"] == 0.0
 
 
 _PAIR = re.compile(r"(?s).*<source>\n(.*?)\n</source>\n\n<statement>\n(.*?)\n</statement>")
@@ -109,8 +123,8 @@ def test_orders_report_a_bootstrap_interval_of_the_bacc_sensitivity(tmp_path: Pa
     [log] = inspect_eval(task, model=judge, log_dir=str(tmp_path / "logs"))
     assert log.status == "success", log.error
     assert log.results is not None
-    metrics = {s.name: {k: m.value for k, m in s.metrics.items()} for s in log.results.scores}
-    prefix = "longform_evals/bacc_by_order"
+    metrics = {key: found for (_, key), found in result_values(log.results.scores).items()}
+    prefix = "bacc_by_order"
     # Judging the whole input at once, the judge misses the key document at the bottom:
     # BACC 100 on top, 50 at the bottom; the interval over records excludes 0.
     full = metrics["full_mean"]

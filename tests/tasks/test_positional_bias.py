@@ -16,6 +16,7 @@ from inspect_ai.model import Model, get_model
 from longform_evals.analysis.intervals import bootstrap_interval
 from longform_evals.analysis.ordering import ORDER_NAMES
 from longform_evals.data.multidoc import load_multidoc
+from longform_evals.scorers.results import result_values
 from longform_evals.solvers.multidoc.summary import MULTIDOC_STRATEGIES
 from longform_evals.tasks.positional_bias import positional_bias
 
@@ -101,10 +102,20 @@ def _run(tmp_path: Path, prompts: list[str], **kw: Any) -> EvalLog:
     return log
 
 
+FIGURES = ("order_means", "by_document_count", "position_profile")
+"""The metrics of the `faithfulness` value beside its mean (`tasks/positional_bias.py`)."""
+
+
 def _metrics(log: EvalLog) -> dict[str, float]:
+    """The `faithfulness` value's figures by their entries (`top`, `pos_1`, `missing`)."""
     assert log.results is not None
-    [score] = [s for s in log.results.scores if s.name == "faithfulness"]
-    return {m.name: m.value for m in score.metrics.values()}
+    found = result_values(log.results.scores)[("faithfulness", "faithfulness")]
+    return {
+        name.removeprefix(f"{metric}_"): value
+        for name, value in found.items()
+        for metric in FIGURES
+        if name.startswith(f"{metric}_")
+    }
 
 
 def test_plain_reports_per_order_faithfulness_and_sensitivity(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
 from inspect_ai.model import get_model
 
+from helpers import figures
 from longform_evals.data.reading import reading_fixture
 from longform_evals.solvers.reading.memory import clear_reading_cache
 from longform_evals.tasks.reading import narrativeqa, qmsum, quality
@@ -45,8 +46,7 @@ def _run(task: Any, tmp_path: Path) -> EvalLog:
 
 
 def _metrics(log: EvalLog) -> dict[str, float]:
-    assert log.results is not None
-    return {f"{s.name}/{m.name}": m.value for s in log.results.scores for m in s.metrics.values()}
+    return figures(log)
 
 
 @pytest.mark.parametrize("strategy", ["read_agent_p", "gist_memory", "full", "bm25"])

@@ -13,6 +13,7 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
 from inspect_ai.model import get_model
 
+from helpers import figures
 from longform_evals.data.jsonl import DataError
 from longform_evals.data.squality import bundled_squality_fixture, load_squality
 from longform_evals.models.scripted import ScriptedCall
@@ -47,10 +48,7 @@ def test_every_strategy_answers_each_question(tmp_path: Path, strategy: str) -> 
     task = squality(data=FIXTURE, strategy=strategy, target_words=6, chunk_size=300)
     log, calls = run(task, tmp_path)
     assert log.status == "success", log.error
-    assert log.results is not None
-    metrics = {
-        f"{s.name}/{m.name}": m.value for s in log.results.scores for m in s.metrics.values()
-    }
+    metrics = figures(log)
     wanted = {"rouge1/mean", "rougeL/mean", "bertscore_f1/mean", "within/mean"}
     wanted.add("summary_words/mean")
     assert wanted <= set(metrics)

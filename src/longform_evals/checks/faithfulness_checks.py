@@ -7,6 +7,7 @@ unsupported claim.
 from __future__ import annotations
 
 import statistics
+from collections.abc import Iterator
 from functools import cache
 
 from inspect_ai.dataset import Sample
@@ -72,33 +73,37 @@ def _value(score: Score, key: str = "faithfulness") -> float:
     return float(value[key])
 
 
+def _plantings() -> Iterator[tuple[PlantedCluster, str, Score, Score]]:
+    """Each planting of the test clusters: its cluster and kind, the clean summary's score and
+    the planted one's."""
+    scores = _scored()
+    for c in _clusters():
+        for kind in PLANTED_KINDS:
+            yield c, kind, scores[c.id], scores[f"{c.id}-{kind}"]
+
+
 def _planted_lowers() -> Observation:
     # Each planted summary scores lower than the clean one on the default aggregation.
-    scores = _scored()
     shown, failed = [], []
-    for c in _clusters():
-        clean = _value(scores[c.id])
-        for kind in PLANTED_KINDS:
-            planted = _value(scores[f"{c.id}-{kind}"])
-            shown.append(f"{c.id} {kind} {clean:.3f}->{planted:.3f}")
-            if not planted < clean:
-                failed.append(f"{c.id}-{kind}")
+    for c, kind, clean_score, planted_score in _plantings():
+        clean, planted = _value(clean_score), _value(planted_score)
+        shown.append(f"{c.id} {kind} {clean:.3f}->{planted:.3f}")
+        if not planted < clean:
+            failed.append(f"{c.id}-{kind}")
     return Observation("; ".join(shown), not failed, f"not lower: {', '.join(failed)}")
 
 
 def _planted_sentence_least_supported() -> Observation:
     # The planted sentence's support (max over documents) is below the clean sentence's it
     # replaced, read from the score's per-sentence metadata.
-    scores = _scored()
     gaps, failed = [], []
-    for c in _clusters():
-        clean = _sentence_scores(scores[c.id])
-        for kind in PLANTED_KINDS:
-            index = _planted_text(c, kind)[1]
-            planted = _sentence_scores(scores[f"{c.id}-{kind}"])[index]
-            gaps.append(clean[index] - planted)
-            if not planted < clean[index]:
-                failed.append(f"{c.id}-{kind}: {clean[index]:.3f} -> {planted:.3f}")
+    for c, kind, clean_score, planted_score in _plantings():
+        index = _planted_text(c, kind)[1]
+        clean = _sentence_scores(clean_score)[index]
+        planted = _sentence_scores(planted_score)[index]
+        gaps.append(clean - planted)
+        if not planted < clean:
+            failed.append(f"{c.id}-{kind}: {clean:.3f} -> {planted:.3f}")
     observed = f"mean drop {statistics.fmean(gaps):.3f} over {len(gaps)} plantings"
     return Observation(observed, not failed, "; ".join(failed))
 

@@ -8,6 +8,7 @@ import click
 
 from longform_evals.cli.group import main
 from longform_evals.models.gguf_files import ModelFileError, ModelNotPresentError
+from longform_evals.models.threads import DEFAULT_THREADS_HELP
 
 
 @main.command("serve")
@@ -17,7 +18,12 @@ from longform_evals.models.gguf_files import ModelFileError, ModelNotPresentErro
 @click.option("--alias", default=None, help="Model name clients use (default: the model's).")
 @click.option("--service", default="longform", show_default=True, help="Name for Inspect's env.")
 @click.option("--n-ctx", type=int, default=None, help="Context window (default: up to 16384).")
-@click.option("--threads", type=int, default=None, help="CPU threads (default: all cores).")
+@click.option(
+    "--threads",
+    type=int,
+    default=None,
+    help=f"CPU threads (default: {DEFAULT_THREADS_HELP}).",
+)
 @click.option("--parallel", type=int, default=1, show_default=True, help="Slots decoding at once.")
 @click.option("--api-key", default=None, help="A key clients must send (default: none).")
 @click.option("--verbose", is_flag=True, help="Let llama.cpp log every request.")

@@ -75,6 +75,12 @@ def bundled_books_dir() -> Path:
     return Path(str(resources.files("longform_evals.data").joinpath("books")))
 
 
+def short_stories_dir() -> Path:
+    """Folder of the short stories shipped with this project (too short to stand for a book:
+    for a first run that finishes in minutes)."""
+    return Path(str(resources.files("longform_evals.data").joinpath("short_stories")))
+
+
 def bundled_summaries_dir() -> Path:
     """Folder of reference summaries of the bundled stories (JSONL, see `load_summaries`)."""
     return Path(str(resources.files("longform_evals.data").joinpath("summaries")))

@@ -248,7 +248,7 @@ def load_narrativeqa_hf(
 
     Raises:
         ImportError: If ``datasets`` is not installed.
-        DataError: If a row is malformed.
+        DataError: If a row is malformed, or no question is kept.
         ValueError: If ``kind`` is invalid.
     """
     _check_kind(kind)

@@ -241,15 +241,14 @@ def load_quality_hf(
             ``"tasksource/QuALITY"``, or another dataset with one of their layouts.
         split: The split to load.
         hard_only: Keep only questions flagged hard.
-        revision: The commit, branch or tag to read; None: the pinned one
-            (:data:`~longform_evals.data.sources.PINS`).
+        revision: The commit, branch or tag, as for :func:`~.reading_samples.hf_rows`.
 
     Returns:
         The samples (see :func:`quality_samples_from_rows`).
 
     Raises:
         ImportError: If ``datasets`` is not installed.
-        DataError: If a row is malformed.
+        DataError: If a row is malformed, there is none, or ``hard_only`` finds no hard question.
     """
     rows = hf_rows(dataset_id, split, revision=revision)
     return quality_samples_from_rows(rows, hard_only=hard_only, origin=f"{dataset_id} [{split}]")

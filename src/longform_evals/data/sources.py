@@ -18,8 +18,10 @@ of ``main``).
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
+from pathlib import Path, PurePath
 from typing import Any, Literal
 
 __all__ = [
@@ -28,6 +30,7 @@ __all__ = [
     "PINS",
     "Pin",
     "Published",
+    "content_sha256",
     "data_source",
     "hub_source",
     "local_source",
@@ -142,8 +145,40 @@ def hub_source(
 
 
 def local_source(path: str) -> dict[str, Any]:
-    """What a task records of local data: the path it was given."""
-    return {"path": path}
+    """What a task records of local data: the path it was given, the file or folder name, and
+    the sha256 of its bytes (a folder's: of its files' names and digests, in name order), so a
+    figure names exactly what it was measured on. Nothing is hashed where nothing is found
+    (the loader then says what is wrong)."""
+    source: dict[str, Any] = {"path": path, "name": PurePath(path).name}
+    digest = content_sha256(path)
+    if digest is not None:
+        source["sha256"] = digest
+    return source
+
+
+def content_sha256(path: str | Path) -> str | None:
+    """The sha256 of a file's bytes (as `sha256sum` prints it), or of a folder: the digest of
+    one line `<relative path>\\0<file sha256>` per file, in path order, hidden files left out;
+    None where ``path`` is neither."""
+    root = Path(path)
+    if root.is_file():
+        return _file_sha256(root)
+    if not root.is_dir():
+        return None
+    digest = hashlib.sha256()
+    for file in sorted(root.rglob("*")):
+        rel = file.relative_to(root)
+        if file.is_file() and not any(part.startswith(".") for part in rel.parts):
+            digest.update(f"{rel.as_posix()}\0{_file_sha256(file)}\n".encode())
+    return digest.hexdigest()
+
+
+def _file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def data_source(

@@ -68,10 +68,15 @@ class AgreementJudge(LoggedFields):
     def faithfulness(
         self, model: str | None = None, model_role: str | None = GRADER_ROLE
     ) -> FaithfulnessJudging:
-        """The faithfulness scorer's judging with this support judge."""
+        """The faithfulness scorer's judging with this support judge. What these fields do
+        not set is the scorer's default (tests/judges/test_unit_judge.py holds them equal), so
+        a summary unit's value is the one the scorer gives."""
         return FaithfulnessJudging.build(
-            self.support_judge,
+            judge=self.support_judge,
+            doc_merge="max",
+            sentence_merge="mean",
             chunking=self.chunking,
+            include_full=False,
             threshold=self.threshold if self.kind == "faithfulness" else None,
             judge_options={
                 "prompts_dir": self.prompts_dir,

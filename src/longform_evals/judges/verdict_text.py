@@ -34,6 +34,8 @@ from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
+from longform_evals.text.sentences import wordset
+
 QUOTES = frozenset("\"'`\u2018\u2019\u201a\u201b\u201c\u201d\u201e\u201f\u00ab\u00bb\u2039\u203a"
                    "\u300c\u300d\u300e\u300f\u301d\u301e\u301f\u2032\u2033")  # fmt: skip
 """Characters that quote a word (after NFKC: full-width quotes are ASCII ones by then)."""
@@ -52,22 +54,17 @@ _DETERMINED = re.compile(r"[ \t]+[^\W\d_]")
 _ASKED = re.compile(r"[*_~\s]*\?")
 
 
-def _wordset(words: str) -> frozenset[str]:
-    """Words written as text, one per space (several scripts hold look-alikes of Latin)."""
-    return frozenset(words.split())
-
-
-YES_WORDS = _wordset(
+YES_WORDS = wordset(
     "yes oui ja sí sì sim da да так evet tak igen ano áno kyllä jes ναι כן نعم हाँ हां はい 是 是的 "  # noqa: RUF001
     "네 예"
 )
-NO_WORDS = _wordset(
+NO_WORDS = wordset(
     "no non nein não nao нет ні hayır hayir nie nem ne ei nej nee όχι לא لا नहीं いいえ 否 不 "  # noqa: RUF001
     "不是 아니요 아니오 아뇨"
 )
 """Verdict words of the languages above; only English ones are read in answer position."""
 VERDICT_WORDS = YES_WORDS | NO_WORDS
-NEGATIONS = _wordset(
+NEGATIONS = wordset(
     # en, fr, de, es/it/pt, nl, sv/da/no, ru/uk, pl/cs, hu, ro, tr, el, fi, id, vi, ar, he, hi,
     # zh, ja, ko
     "not never cannot neither nor without hardly barely ne pas jamais sans nicht kein keine "
@@ -78,7 +75,7 @@ NEGATIONS = _wordset(
     "ません じゃない ではない 안 못 아니"
 )
 """Words that negate a verdict word near them."""
-_POSTFIX = _wordset(
+_POSTFIX = wordset(
     "değil değildir değilim nicht niet inte ikke नहीं 아니다 아닙니다 아니에요 ではない じゃない"
 )
 """Negations written after the word they negate ("evet değil", "ja nicht")."""

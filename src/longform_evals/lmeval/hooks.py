@@ -32,7 +32,6 @@ from longform_evals.lmeval import TASK_FOLDER
 from longform_evals.lmeval.catalogue import LmEvalSetupError, task_spec
 from longform_evals.lmeval.docs import build_task, doc_sample, load_docs
 from longform_evals.lmeval.metrics import (
-    JUDGE_STATISTICS,
     inspect_accuracy,
     inspect_count,
     inspect_mean,
@@ -41,6 +40,7 @@ from longform_evals.lmeval.metrics import (
 )
 from longform_evals.lmeval.scoring import Outcome, recalled, score_completions
 from longform_evals.scorers.meta_evaluation import summary_label
+from longform_evals.scorers.scorer_table import keyed_spec, metric_name
 
 
 class _TaskYamlLoader(yaml.SafeLoader):  # type: ignore[misc]
@@ -132,12 +132,18 @@ def _task_statistic(rows: Sequence[Mapping[str, Any]], key: str, statistic: str)
     the recorded values as Inspect runs it: NaN values left out."""
     first = rows[0]
     built = build_task(str(first["task"]), json.loads(first["args"]))
-    metrics = built.metrics
-    if not isinstance(metrics, dict) or key not in metrics:
-        raise LmEvalSetupError(f"longform_{first['task']}: its task has no metrics for {key!r}")
-    metric = cast(
-        Callable[[list[SampleScore]], Any], metrics[key][JUDGE_STATISTICS.index(statistic)]
-    )
+    found = [
+        spec
+        for m in (built.metrics if isinstance(built.metrics, list) else [])
+        if (spec := keyed_spec(m)) is not None
+        and spec.key == key
+        and metric_name(spec.metric) == statistic
+    ]
+    if not found:
+        raise LmEvalSetupError(
+            f"longform_{first['task']}: its task has no {statistic} metric of {key!r}"
+        )
+    metric = cast(Callable[[list[SampleScore]], Any], found[0].metric)
     sample_scores = [
         SampleScore(
             score=Score(value=row["value"][key], metadata={"thresholds": row["thresholds"]}),

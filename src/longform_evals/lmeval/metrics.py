@@ -25,7 +25,7 @@ from inspect_ai.log import EvalScore
 from inspect_ai.scorer import Metric, SampleScore, Score, accuracy, mean
 
 from longform_evals.scorers.results import result_values
-from longform_evals.scorers.unscorable import count
+from longform_evals.scorers.scorer_table import count
 
 JUDGE_STATISTICS = ("bacc", "auc")
 """LongFormFact's per-value metrics (against people's labels)."""

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
+from longform_evals.models.quiet_loading import quiet_loading
 from longform_evals.text import chunk_documents
 
 __all__ = ["DEFAULT_EMBEDDER", "PIECE_WORDS", "Embedder", "embed_texts", "load_embedder"]
@@ -53,7 +54,8 @@ def _sentence_transformer(name: str, device: str) -> Any:
     path = _model_path(name)
     if name == DEFAULT_EMBEDDER:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")  # a local folder: never ask the hub
-    return SentenceTransformer(path, device=device)
+    with quiet_loading():
+        return SentenceTransformer(path, device=device)
 
 
 def load_embedder(name: str = DEFAULT_EMBEDDER, device: str = "cpu") -> Embedder:

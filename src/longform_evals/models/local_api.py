@@ -22,6 +22,8 @@ from inspect_ai.model import (
     StopReason,
 )
 from inspect_ai.tool import ToolChoice, ToolInfo
+from tenacity import wait_exponential, wait_random
+from tenacity.wait import WaitBaseT
 
 from longform_evals.inspect_private import readable_error
 
@@ -55,6 +57,12 @@ class LocalModelAPI(ModelAPI):
     def _configure(self, model_name: str, args: dict[str, Any]) -> None:
         """Read the model args (`args` is a copy, free to pop from) and set the model up,
         refusing unknown ones."""
+
+    def retry_wait(self) -> WaitBaseT:
+        """Inspect's own wait between retries (3 s doubling up to 30 minutes, with up to 3 s
+        of jitter), given here: left to Inspect (`None`), it is built with an argument
+        tenacity 9 deprecates, and every call of the provider raises a DeprecationWarning."""
+        return wait_exponential(multiplier=3, max=30 * 60) + wait_random(0, 3)
 
 
 class MessagesModelAPI(LocalModelAPI):

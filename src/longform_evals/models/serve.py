@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from longform_evals.models.gguf import DEFAULT_N_CTX, _import_runtime
+from longform_evals.models.gguf import DEFAULT_N_CTX, _import_runtime, engine_params
 from longform_evals.models.gguf_files import (
     MODELS,
     ModelFileError,
@@ -114,18 +114,12 @@ class ServedModel:
         self.path = path
         self.n_ctx = settings.n_ctx or min(DEFAULT_N_CTX, train_ctx)
         threads = settings.n_threads or default_threads()
-        params = xllamacpp.CommonParams()
-        params.model.path = str(path)
+        params = engine_params(
+            str(path), self.n_ctx, settings.n_parallel, threads, settings.verbose
+        )
         params.model_alias = [self.alias]
         params.hostnames = [settings.host]
         params.port = settings.port
-        params.n_ctx = self.n_ctx
-        params.n_parallel = settings.n_parallel
-        params.kv_unified = settings.n_parallel > 1
-        params.cpuparams.n_threads = threads
-        params.cpuparams_batch.n_threads = threads
-        params.warmup = False
-        params.verbosity = 3 if settings.verbose else 0
         if settings.api_key:
             params.api_keys = [settings.api_key]
         try:

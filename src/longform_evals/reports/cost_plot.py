@@ -42,7 +42,10 @@ class CostPoint:
 
     name: str
     tokens: float
+    """Tokens processed per sample, cache reads included (`Row.tokens`)."""
     interval: Interval
+    cache_read: float = 0.0
+    """Of ``tokens``, those read from a prompt cache (shown apart in the point's title)."""
 
 
 @dataclass
@@ -59,7 +62,7 @@ class CostFigure:
 def cost_points(rows: Sequence[Row], metric: Headline) -> list[CostPoint]:
     """The rows with a value of ``metric`` and a token count (a log scale needs tokens > 0)."""
     return [
-        CostPoint(r.model, r.tokens, r.metrics[metric.label])
+        CostPoint(r.model, r.tokens, r.metrics[metric.label], r.cache_read_tokens)
         for r in rows
         if metric.label in r.metrics
         and r.tokens > 0
@@ -102,7 +105,8 @@ def _figure() -> tuple[Figure, Axes, FigureCanvasAgg]:
 
 
 def _describe(point: CostPoint) -> str:
-    return f"{point.interval.value:.1f} at {point.tokens:,.0f} tokens"
+    cached = f", {point.cache_read:,.0f} of them cache reads" if point.cache_read else ""
+    return f"{point.interval.value:.1f} at {point.tokens:,.0f} tokens processed{cached}"
 
 
 def _add_legend(fig: Figure, ax: Axes, lines: Sequence[str]) -> None:
@@ -148,7 +152,10 @@ def cost_figure(points: Sequence[CostPoint], metric_label: str) -> CostFigure:
     ax.set_xlim(x0, x1)
     ax.set_ylim(y0, y1)
     ax.set_autoscale_on(False)  # leader lines drawn later must not move the placed labels
-    ax.set_xlabel("evaluated model's tokens per sample (log scale)", fontsize=FONT + 1)
+    ax.set_xlabel(
+        "tokens the evaluated model processed per sample, cache reads included (log scale)",
+        fontsize=FONT + 1,
+    )
     ax.set_ylabel(f"{metric_label} (95 % CI)", fontsize=FONT + 1)
     ax.tick_params(labelsize=FONT)
     _token_ticks(ax, x1 / x0)

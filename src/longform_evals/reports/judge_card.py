@@ -15,7 +15,6 @@ the counts behind them, and the headline figure that other reports quote
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import os
@@ -29,6 +28,7 @@ from inspect_ai.log import EvalLog, EvalSample
 
 from longform_evals import about
 from longform_evals.analysis.judge_agreement import AgreementFigures, agreement_figures
+from longform_evals.data.sources import content_sha256
 from longform_evals.judges.coherence import judges as coherence_judges  # noqa: F401 (its entries)
 from longform_evals.judges.faithfulness import support_judges  # noqa: F401 (its entries)
 from longform_evals.judges.registry import JudgeFamily, judge_entry, judge_names
@@ -105,29 +105,13 @@ class CardError(ValueError):
 # --- the data's digest ----------------------------------------------------------------------
 
 
-def _file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def data_sha256(path: str | Path) -> str:
-    """The sha256 of a data file (as `sha256sum` prints it), or of a folder: the digest of
-    one line `<relative path>\\0<file sha256>` per file, sorted, hidden files left out."""
-    root = Path(path)
-    if root.is_file():
-        return _file_sha256(root)
-    if not root.is_dir():
+    """The digest of a data file or folder (`data.sources.content_sha256`: the one the tasks
+    record of their data)."""
+    digest = content_sha256(path)
+    if digest is None:
         raise CardError(f"no data file or folder at {path}")
-    digest = hashlib.sha256()
-    for file in sorted(root.rglob("*")):
-        rel = file.relative_to(root)
-        if not file.is_file() or any(part.startswith(".") for part in rel.parts):
-            continue
-        digest.update(f"{rel.as_posix()}\0{_file_sha256(file)}\n".encode())
-    return digest.hexdigest()
+    return digest
 
 
 # --- reading the log ------------------------------------------------------------------------

@@ -12,16 +12,18 @@ bootstrap over the samples both rows scored), and only among rows with the same 
 from __future__ import annotations
 
 import errno
+import inspect
 import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any
 
 from inspect_ai.log import EvalSample
 
 from longform_evals.analysis.intervals import Interval, bootstrap_interval, shared_ranks
+from longform_evals.data.sources import DATA_SOURCE_KEY
 from longform_evals.judges.calibration_files import read_calibration
 from longform_evals.judges.cards import card_headline
 from longform_evals.log_keys import BUDGET_ERROR, PLAN_METADATA
@@ -30,6 +32,7 @@ from longform_evals.models.step_usage import step_usage
 from longform_evals.scorers.results import result_values
 from longform_evals.tasks.card import Headline
 from longform_evals.tasks.cards import TASK_CARDS
+from longform_evals.tasks.parameters import path_names
 
 PARSE_FLAG = 0.10
 """A row whose parse-failure rate is above this is flagged."""
@@ -50,6 +53,8 @@ PARSE_KEYS = {
 
 CARD_METADATA = "judge_card"
 """Score metadata key where judged scorers name the packaged judge card that applies."""
+AD_HOC = "ad hoc"
+"""The plan of a log no plan made (`inspect eval`, `longform quickstart`)."""
 NO_JUDGE = "no judge"
 NO_CARD = "no card"
 
@@ -92,6 +97,8 @@ class Row:
     judge_calls: float = 0.0
     steps: dict[str, dict[str, float]] = field(default_factory=dict)
     wall_seconds: float = math.nan
+    identity: RunIdentity | None = None
+    """What was run: when, under which plan, with which versions, on which data."""
 
     @property
     def partial(self) -> bool:
@@ -112,7 +119,38 @@ class Row:
 
     @property
     def tokens(self) -> float:
-        return self.input_tokens + self.output_tokens
+        """Tokens the evaluated model processed per sample: its input, cache reads included
+        (Inspect counts them apart from ``input_tokens``), and its output."""
+        return self.input_tokens + self.cache_read_tokens + self.output_tokens
+
+
+@dataclass(frozen=True)
+class RunIdentity:
+    """What a row's log says was run, for a page a reader can cite."""
+
+    plan: str
+    """The plan's name, or `ad hoc` for a log no plan made."""
+    plan_variant: str | None
+    """The plan's name of the variant (None: ad hoc)."""
+    started: str
+    completed: str
+    versions: dict[str, str]
+    """Package versions the log records (longform-evals, inspect_ai)."""
+    task_version: str
+    data: dict[str, Any]
+    """Where the samples came from (`data.sources`: a file's name and sha256, or a dataset,
+    its revision and split), with the items the run set out to score."""
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "plan": self.plan,
+            "plan_variant": self.plan_variant,
+            "started_at": self.started,
+            "completed_at": self.completed,
+            "versions": self.versions,
+            "task_version": self.task_version,
+            "data": self.data,
+        }
 
 
 @dataclass
@@ -215,6 +253,8 @@ def _frames(log_dir: str) -> tuple[Any, Any, list[tuple[str, str]]]:
             *EvalModel,
             *EvalResults,
             *EvalDataset,
+            EvalColumn("task_args_json", path="eval.task_args"),
+            EvalColumn("packages", path="eval.packages"),
             EvalColumn("started_at", path="stats.started_at"),
             EvalColumn("completed_at", path="stats.completed_at"),
             EvalColumn("limit", path="eval.config.limit"),
@@ -340,18 +380,54 @@ def _loads(value: Any) -> Any:
     return value if _present(value) else None
 
 
-def _variant_label(
+def experiment(
     task: str, metadata: Mapping[str, Any], args: Mapping[str, Any], config: Mapping[str, Any]
-) -> str:
-    """The cell's task variant: a plan's variant name, else the task with every argument it
-    was given (data, chunking, orders, strategy, ...) and the samples it was limited to, so
-    runs on other data or other settings are other variants, never "superseded"."""
+) -> tuple[str, str]:
+    """The run's experiment: a label naming the task, the arguments that differ from the
+    task's defaults (a file by its name) and the samples it was cut to, and the identity of
+    its data (a digest, or a dataset and revision). A plan's run and an `inspect eval` of the
+    same experiment get the same pair, so they share a column; a file edited between runs does
+    not."""
+    factory = TASK_CARDS[task].factory
+    defaults = {n: p.default for n, p in inspect.signature(factory).parameters.items()}
+    paths = set(path_names(factory))
+    shown = []
+    for name in sorted(args):
+        value = args[name]
+        if name in defaults and _same(value, defaults[name]):
+            continue
+        if name in paths and isinstance(value, str):
+            value = PurePath(value).name
+        shown.append(f"{name}={_plain(value)}")
     plan = metadata.get(PLAN_METADATA) or {}
-    if plan.get("variant"):
-        return str(plan["variant"])
-    shown = [f"{k}={args[k]}" for k in sorted(args)]
-    shown += [f"{k}={config[k]}" for k in ("limit", "sample_id") if config.get(k) is not None]
-    return task + (f"[{','.join(shown)}]" if shown else "")
+    plan = plan if isinstance(plan, dict) else {}
+    limit = plan.get("limit") if plan.get("limit") is not None else config.get("limit")
+    ids = plan.get("samples") if plan.get("samples") is not None else config.get("sample_id")
+    if ids is not None:
+        shown.append(f"samples={','.join(map(str, ids)) if isinstance(ids, list) else ids}")
+    if limit is not None:
+        shown.append(f"limit={_plain(limit)}")
+    source = metadata.get(DATA_SOURCE_KEY) or {}
+    data = source.get("sha256") or "@".join(
+        str(source[k]) for k in ("dataset", "revision", "split") if source.get(k)
+    )
+    return task + (f"[{','.join(shown)}]" if shown else ""), str(data)
+
+
+def _same(value: Any, default: Any) -> bool:
+    """Whether a logged argument is its default (a log may hold 512.0 for 512)."""
+    if isinstance(value, float) and isinstance(default, int) and not isinstance(default, bool):
+        return value == default
+    return (type(value) is type(default) and value == default) or value is default
+
+
+def _plain(value: Any) -> Any:
+    """5 for 5.0, a list as `a,b`."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, list):
+        return ",".join(map(str, value))
+    return value
 
 
 def bound_judge(task: str, args: Mapping[str, Any], roles: Mapping[str, Any]) -> str | None:
@@ -466,14 +542,14 @@ def build_leaderboard(log_dir: str | Path) -> Leaderboard:
         raise LeaderboardError(str(e)) from e
     evals, samples, unreadable = _frames(folder)
     skipped: list[tuple[str, str]] = list(unreadable)
-    chosen: dict[tuple[str, str, str | None], Any] = {}
+    chosen: dict[tuple[str, tuple[str, str], str | None], Any] = {}
     for _, ev in evals.sort_values("created").iterrows():
         task = str(ev["task_name"]).split("/")[-1]
         if task not in HEADLINES:
             skipped.append((str(ev["log"]), f"task {task!r} is not a longform-evals task"))
             continue
         metadata = _loads(ev.get("metadata")) or {}
-        args = {
+        args = _loads(ev.get("task_args_json")) or {
             k.removeprefix("task_arg_"): ev[k]
             for k in evals.columns
             if k.startswith("task_arg_") and _present(ev[k])
@@ -481,27 +557,78 @@ def build_leaderboard(log_dir: str | Path) -> Leaderboard:
         roles = _loads(ev.get("model_roles")) or {}
         judge = bound_judge(task, args, roles)
         config = {k: _loads(ev.get(k)) for k in ("limit", "sample_id")}
-        key = (str(ev["model"]), _variant_label(task, metadata, args, config), judge)
+        key = (str(ev["model"]), experiment(task, metadata, args, config), judge)
         earlier = chosen.get(key)
         if earlier is not None:
             if earlier["status"] == "success" and ev["status"] != "success":
                 skipped.append((str(ev["log"]), f"{ev['status']} run of a finished cell"))
                 continue
             skipped.append((str(earlier["log"]), "superseded by a later run of the same cell"))
-        chosen[key] = {**ev.to_dict(), "task": task, "args": args, "judge": judge, **config}
+        chosen[key] = {
+            **ev.to_dict(),
+            "task": task,
+            "args": args,
+            "judge": judge,
+            "metadata": metadata,
+            **config,
+        }
     if not chosen:
         raise LeaderboardError(
             f"none of the {len(evals)} logs in {folder} is a longform-evals task"
         )
-    for (_, _, _), ev in chosen.items():
+    for ev in chosen.values():
         if ev["status"] != "success":
             skipped.append((str(ev["log"]), f"{ev['status']}: shown as a partial row"))
+    names, order = _variant_names(chosen)
     rows = [
-        _row(key, ev, samples[samples["eval_id"] == ev["eval_id"]]) for key, ev in chosen.items()
+        _row(
+            (model, names[exp], judge),
+            ev,
+            samples[samples["eval_id"] == ev["eval_id"]],
+        )
+        for (model, exp, judge), ev in sorted(chosen.items(), key=lambda item: order[item[0][1]])
     ]
     metrics = _shown_metrics(rows)
     notes = _rank(rows, metrics) + card_notes(rows)
     return Leaderboard(rows, metrics, skipped, notes)
+
+
+def _plan_of(ev: Mapping[str, Any]) -> dict[str, Any]:
+    plan = ev["metadata"].get(PLAN_METADATA)
+    return plan if isinstance(plan, dict) else {}
+
+
+def _variant_names(
+    chosen: Mapping[tuple[str, tuple[str, str], str | None], Mapping[str, Any]],
+) -> tuple[dict[tuple[str, str], str], dict[tuple[str, str], tuple[Any, ...]]]:
+    """Each experiment's column name and its place on the page.
+
+    The name is the plan's name of the variant where a plan ran it, else its label (with its
+    data's digest where two experiments share a label); the plans' columns come first, in
+    each plan's order, then the others in the order they were first run."""
+    names: dict[tuple[str, str], str] = {}
+    order: dict[tuple[str, str], tuple[Any, ...]] = {}
+    plans: list[str] = []
+    for (_, exp, _), ev in chosen.items():  # in creation order
+        plan = _plan_of(ev)
+        if plan.get("variant") and exp not in names:
+            names[exp] = str(plan["variant"])
+        if plan.get("plan") and plan["plan"] not in plans:
+            plans.append(str(plan["plan"]))
+        position = plan.get("position")
+        place = (
+            (0, plans.index(str(plan["plan"])), int(position))
+            if plan.get("plan") and isinstance(position, int)
+            else (1, len(order), 0)
+        )
+        order[exp] = min(order.get(exp, place), place)
+    for exp in order:
+        names.setdefault(exp, exp[0])
+    taken = list(names.values())
+    for exp, name in names.items():
+        if taken.count(name) > 1 and exp[1]:  # one name, other data: the digest tells them apart
+            names[exp] = f"{name} (data {exp[1][:8]})"
+    return names, order
 
 
 def _row(key: tuple[str, str, str | None], ev: Mapping[str, Any], frame: Any) -> Row:
@@ -561,9 +688,27 @@ def _row(key: tuple[str, str, str | None], ev: Mapping[str, Any], frame: Any) ->
         judge_calls=costs["judge_calls"],
         steps=_steps([f.get("steps") or {} for _, f in facts], n),
         wall_seconds=_seconds(started, completed),
+        identity=_identity(ev),
     )
     _add_metrics(row, facts, _results(str(ev["log"])))
     return row
+
+
+def _identity(ev: Mapping[str, Any]) -> RunIdentity:
+    plan = _plan_of(ev)
+    source = ev["metadata"].get(DATA_SOURCE_KEY)
+    data = dict(source) if isinstance(source, dict) else {"dataset": str(ev.get("dataset_name"))}
+    data["items"] = _planned(ev)
+    versions = _loads(ev.get("packages")) or {}
+    return RunIdentity(
+        plan=str(plan.get("plan") or AD_HOC),
+        plan_variant=str(plan["variant"]) if plan.get("variant") else None,
+        started=str(ev.get("started_at") or ""),
+        completed=str(ev.get("completed_at") or ""),
+        versions={str(k): str(v) for k, v in versions.items()},
+        task_version=str(ev.get("task_version") or ""),
+        data=data,
+    )
 
 
 def _add_metrics(

@@ -10,7 +10,7 @@ import html
 import math
 from typing import Any
 
-from longform_evals.reports.leaderboard import Row
+from longform_evals.reports.leaderboard import Leaderboard, Row, rank_group
 from longform_evals.tasks.card import Headline
 
 
@@ -34,3 +34,19 @@ def td(text: str, value: Any, cls: str = "") -> str:
     attr = f' class="{cls}"' if cls else ""
     shown = "" if value is None else str(value)
     return f'<td{attr} data-value="{html.escape(shown)}">{text}</td>'
+
+
+def rank_cell(row: Row, metric: str | None, board: Leaderboard) -> str:
+    """A row's rank on ``metric``: `2`, `1, tied` where another row of its variant and judge
+    shares it (they cannot be told apart), `-` without one."""
+    rank = row.ranks.get(metric) if metric else None
+    if metric is None or rank is None:
+        return "-"
+    same = [
+        r
+        for r in board.rows
+        if r.variant == row.variant
+        and rank_group(r) == rank_group(row)
+        and r.ranks.get(metric) == rank
+    ]
+    return f"{rank}, tied" if len(same) > 1 else str(rank)

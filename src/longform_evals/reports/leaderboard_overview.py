@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from longform_evals.reports.leaderboard import Leaderboard, Row, rank_group
 from longform_evals.reports.leaderboard_format import interval_text
+from longform_evals.reports.leaderboard_identity import column_text
 from longform_evals.reports.leaderboard_judge_cards import Cards, card_href, shown_card
 from longform_evals.tasks.card import Headline
 
@@ -108,6 +109,7 @@ def _header(column: Column, cards: Cards) -> str:
     if column.metric is not None:
         arrow = "higher is better" if column.metric.higher_is_better else "lower is better"
         parts.append(f'<span class="sub">{html.escape(column.metric.label)} ({arrow})</span>')
+    parts.append(f'<span class="sub data">{html.escape(column_text(column.rows))}</span>')
     if column.judge is not None:
         judge = f"judged by {html.escape(column.judge)}"
         names = [n for n in dict.fromkeys(shown_card(r) for r in column.rows) if n in cards]
@@ -131,7 +133,8 @@ def _cell_html(column: Column, found: Cell) -> str:
             f'<td class="missing" data-missing="{NO_VALUE}" title="a run without a value of '
             f'this metric">&#8212; {NO_VALUE}{extra}</td>'
         )
-    best = ' class="best"' if found.rank == 1 else ""
+    # marked best only when no other row shares its rank (one it cannot be told apart from)
+    best = ' class="best"' if found.rank == 1 and not found.tied else ""
     lines = [
         f'<a href="#{column.anchor}" class="figure">{html.escape(interval_text(row, metric))}</a>',
         f'<span class="rank">{html.escape(rank_text(column, found))}</span>',
@@ -150,7 +153,8 @@ def overview_html(board: Leaderboard, cards: Cards) -> list[str]:
         "the same figure as in the task's table below (click it to go there), and the "
         "model's rank on that task: 1 + the models clearly better, among models judged by "
         "the same judge; <em>tied</em> means it shares its rank with a model it cannot be "
-        f"told apart from. <em>&#8212; {NOT_RUN}</em>: no log of that model on that task. "
+        "told apart from. A shaded cell is the one best model: ranked first and told apart "
+        f"from every other. <em>&#8212; {NOT_RUN}</em>: no log of that model on that task. "
         "Models are listed by name.</p>",
         '<table class="overview"><thead><tr><th>model</th>',
         *(_header(c, cards) for c in shown),

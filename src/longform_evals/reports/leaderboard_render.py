@@ -23,7 +23,15 @@ from urllib.parse import quote
 from longform_evals.log_store import join, relative_to, resolve, write_text
 from longform_evals.reports.cost_plot import cost_plot_svg
 from longform_evals.reports.leaderboard import Leaderboard, Row
-from longform_evals.reports.leaderboard_format import interval_text, number, td
+from longform_evals.reports.leaderboard_format import interval_text, number, rank_cell, td
+from longform_evals.reports.leaderboard_identity import (
+    CSV_FIELDS,
+    column_text,
+    row_fields,
+    summary,
+    summary_html,
+    summary_markdown,
+)
 from longform_evals.reports.leaderboard_judge_cards import (
     Cards,
     card_link,
@@ -84,28 +92,29 @@ def _cost_cells(row: Row) -> list[str]:
 
 def to_markdown(board: Leaderboard) -> str:
     """One table per task variant; intervals are 95 % bootstrap intervals over samples."""
-    out: list[str] = []
+    out: list[str] = summary_markdown(board)
     for variant in board.variants():
         metrics = board.metrics.get(variant, [])
         out.append(f"### {variant}\n")
+        out.append(column_text([r for r in board.rows if r.variant == variant]) + "\n")
         headers = [
             "rank",
             "model",
             *[f"{m.label} [95 % CI]" for m in metrics],
             "N",
             "missing",
+            "flags",
             "judge",
             "judge mode",
             "judge card",
             "parse fail %",
             *COST_HEADERS,
-            "flags",
         ]
         out.append("| " + " | ".join(headers) + " |")
         out.append("|" + "---|" * len(headers))
         for row in _sorted(board, variant):
             first = metrics[0].label if metrics else None
-            rank = str(row.ranks.get(first, "-")) if first else "-"
+            rank = rank_cell(row, first, board)
             n = max((i.n for i in row.metrics.values()), default=0)
             missing = max(row.missing.values(), default=row.errors)
             cells = [
@@ -114,12 +123,12 @@ def to_markdown(board: Leaderboard) -> str:
                 *[interval_text(row, m) for m in metrics],
                 str(n),
                 str(missing),
+                ", ".join(row.flags) or "-",
                 str(row.judge or "none"),
                 str(row.judge_mode or "-"),
                 row.judge_card.replace("|", "\\|"),
                 number(100 * row.parse_failure_rate),
                 *_cost_cells(row),
-                ", ".join(row.flags) or "-",
             ]
             out.append("| " + " | ".join(cells) + " |")
         judges = {r.judge_quality for r in board.rows if r.variant == variant}
@@ -181,6 +190,7 @@ def _row_record(row: Row, metrics: list[Headline]) -> dict[str, Any]:
         "steps_per_sample": row.steps,
         "wall_seconds": row.wall_seconds,
         "log": row.log,
+        "identity": row.identity.as_dict() if row.identity else None,
     }
 
 
@@ -202,6 +212,7 @@ def to_json(board: Leaderboard) -> str:
         "notes": board.notes,
         "skipped": [{"log": log, "reason": why} for log, why in board.skipped],
         "confidence": 0.95,
+        "identity": summary(board),
     }
     return json.dumps(_clean(payload), indent=2) + "\n"
 
@@ -216,7 +227,7 @@ def to_csv(board: Leaderboard) -> str:
             "judge", "judge_mode", "judge_card", "parse_failure_rate", "partial",
             "input_tokens_per_sample",
             "output_tokens_per_sample", "cache_read_tokens_per_sample", "judge_tokens_per_sample",
-            "calls_per_sample", "judge_calls_per_sample", "wall_seconds", "log",
+            "calls_per_sample", "judge_calls_per_sample", "wall_seconds", "log", *CSV_FIELDS,
         ]
     )  # fmt: skip
     for row in board.rows:
@@ -231,7 +242,7 @@ def to_csv(board: Leaderboard) -> str:
                     row.ranks.get(metric.label, ""), row.judge or "", row.judge_mode or "",
                     row.judge_card, row.parse_failure_rate, row.partial, row.input_tokens,
                     row.output_tokens, row.cache_read_tokens, row.judge_tokens, row.calls,
-                    row.judge_calls, row.wall_seconds, row.log,
+                    row.judge_calls, row.wall_seconds, row.log, *row_fields(row).values(),
                 ]
             )  # fmt: skip
     return buffer.getvalue()
@@ -264,13 +275,15 @@ _STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2em; color: #111; }
 div.scroll { overflow-x: auto; max-width: 100%; }
 table.board { border-collapse: collapse; margin: 1em 0; font-size: 14px; }
-table.board th, table.board td { border: 1px solid #ccc; padding: 4px 8px; text-align: right; }
+table.board th, table.board td { border: 1px solid #ccc; padding: 4px 6px; text-align: right; }
+table.board td { white-space: nowrap; }
 table.board th { background: #f3f4f6; cursor: pointer; user-select: none; }
 table.board th[data-order=asc]::after { content: " \\25B2"; }
 table.board th[data-order=desc]::after { content: " \\25BC"; }
 table.board td.text { text-align: left; }
 td.flag { color: #b91c1c; }
 .note, .skipped { color: #555; }
+p.identity { font-size: 15px; }
 table.overview { border-collapse: collapse; margin: 1em 0; font-size: 14px; }
 table.overview th, table.overview td { border: 1px solid #ccc; padding: 6px 10px; }
 table.overview thead th { background: #f3f4f6; text-align: left; vertical-align: bottom; }
@@ -293,16 +306,20 @@ def _html_variant(board: Leaderboard, index: int, cards: Cards, log_dir: str) ->
     anchor = variant_anchor(index, variant)
     metrics = board.metrics.get(variant, [])
     rows = _sorted(board, variant)
-    body = [f'<h2 id="{anchor}">{html.escape(variant)}</h2>']
+    body = [
+        f'<h2 id="{anchor}">{html.escape(variant)}</h2>',
+        f'<p class="note">{html.escape(column_text(rows))}</p>',
+    ]
+    # flags next to the figures they qualify, so a narrow window shows them
     headers = [
-        "rank", "model", *[f"{m.label} [95 % CI]" for m in metrics], "N", "judge",
-        "judge mode", "judge card", "parse fail %", *COST_HEADERS, "flags",
+        "rank", "model", *[f"{m.label} [95 % CI]" for m in metrics], "N", "flags", "judge",
+        "judge mode", "judge card", "parse fail %", *COST_HEADERS,
     ]  # fmt: skip
     # a wide table scrolls inside its box instead of running off the page
     body.append('<div class="scroll"><table class="board"><thead><tr>')
     body.extend(f"<th>{html.escape(h)}</th>" for h in headers)
     body.append("</tr></thead><tbody>")
-    body.extend(_html_row(row, metrics, cards, log_dir) for row in rows)
+    body.extend(_html_row(board, row, metrics, cards, log_dir) for row in rows)
     body.append("</tbody></table></div>")
     qualities = sorted({r.judge_quality for r in rows})
     body.extend(f'<p class="note">judge quality: {html.escape(q)}</p>' for q in qualities)
@@ -312,7 +329,9 @@ def _html_variant(board: Leaderboard, index: int, cards: Cards, log_dir: str) ->
     return body
 
 
-def _html_row(row: Row, metrics: Sequence[Headline], cards: Cards, log_dir: str) -> str:
+def _html_row(
+    board: Leaderboard, row: Row, metrics: Sequence[Headline], cards: Cards, log_dir: str
+) -> str:
     """One table row; the model's name and its figures link to its log."""
     first = metrics[0].label if metrics else None
     rank = row.ranks.get(first) if first else None
@@ -322,7 +341,7 @@ def _html_row(row: Row, metrics: Sequence[Headline], cards: Cards, log_dir: str)
     def link(text: str) -> str:
         return f'<a href="{href}" title="{html.escape(row.log)}">{html.escape(text)}</a>'
 
-    cells = [td(str(rank or "-"), rank), td(link(row.model), row.model, "text")]
+    cells = [td(rank_cell(row, first, board), rank), td(link(row.model), row.model, "text")]
     for m in metrics:
         interval = row.metrics.get(m.label)
         cells.append(td(link(interval_text(row, m)), interval.value if interval else None))
@@ -338,16 +357,16 @@ def _html_row(row: Row, metrics: Sequence[Headline], cards: Cards, log_dir: str)
     ]
     cells += [
         td(str(n), n),
-        td(html.escape(str(row.judge or "none")), row.judge, "text"),
-        td(html.escape(str(row.judge_mode or "-")), row.judge_mode, "text"),
-        td(card_link(row, cards), row.judge_card, "text"),
-        td(number(100 * row.parse_failure_rate), row.parse_failure_rate),
-        *[td(text, v) for text, v in zip(_cost_cells(row), costs, strict=True)],
         td(
             html.escape(", ".join(row.flags) or "-"),
             ", ".join(row.flags),
             "text flag" if row.flags else "text",
         ),
+        td(html.escape(str(row.judge or "none")), row.judge, "text"),
+        td(html.escape(str(row.judge_mode or "-")), row.judge_mode, "text"),
+        td(card_link(row, cards), row.judge_card, "text"),
+        td(number(100 * row.parse_failure_rate), row.parse_failure_rate),
+        *[td(text, v) for text, v in zip(_cost_cells(row), costs, strict=True)],
     ]
     return "<tr>" + "".join(cells) + "</tr>"
 
@@ -356,6 +375,7 @@ def to_html(board: Leaderboard, log_dir: str | Path) -> str:
     """The page; model cells link to the log in ``inspect view --log-dir log_dir``."""
     body = [
         "<h1>Leaderboard</h1>",
+        summary_html(board),
         f'<p class="note">Logs: {html.escape(str(log_dir))}. Open a model\'s log by starting '
         f"<code>inspect view --log-dir {html.escape(str(log_dir))}</code> and clicking its "
         "name. Intervals are 95 % bootstrap intervals over samples; rows that cannot be told "

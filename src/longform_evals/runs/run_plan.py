@@ -93,6 +93,10 @@ def build_variant(plan: Plan, variant: Variant) -> BuiltVariant:
         PLAN_METADATA: {
             "plan": plan.name,
             "variant": variant.label,
+            # the leaderboard's column order, and the samples it names the experiment by
+            "position": plan.variants.index(variant),
+            "samples": list(variant.samples) if variant.samples is not None else None,
+            "limit": limit,
             "task": variant.task,
             "args": {k: str(v) for k, v in args.items()},
             "judge": judge if TASK_CARDS[variant.task].graded else None,

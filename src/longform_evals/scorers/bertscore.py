@@ -32,6 +32,7 @@ from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
 from longform_evals.judges.text_check import EMPTY_SUMMARY, TextCheck, check_text
+from longform_evals.models.quiet_loading import quiet_loading
 from longform_evals.scorers.limits import unless_limited
 from longform_evals.scorers.references import reference_texts
 from longform_evals.scorers.unscorable import unscorable_metrics
@@ -81,13 +82,14 @@ def _load(model: str, num_layers: int | None, idf: bool, batch_size: int, device
             from bert_score import BERTScorer  # type: ignore[import-untyped]
 
             try:
-                _CACHE[key] = BERTScorer(
-                    model_type=model,
-                    num_layers=num_layers,
-                    idf=idf,
-                    batch_size=batch_size,
-                    device=device,
-                )
+                with quiet_loading():
+                    _CACHE[key] = BERTScorer(
+                        model_type=model,
+                        num_layers=num_layers,
+                        idf=idf,
+                        batch_size=batch_size,
+                        device=device,
+                    )
             except KeyError:
                 raise ValueError(
                     f"bert-score has no default layer for model {model!r}: pass num_layers="
@@ -148,7 +150,7 @@ def _unscorable_score(answer: str, check: TextCheck, info: dict[str, Any]) -> Sc
     )
 
 
-@scorer(metrics={**{key: [mean(), stderr()] for key in _KEYS}, **unscorable_metrics()})
+@scorer(metrics=[*unscorable_metrics(), {key: [mean(), stderr()] for key in _KEYS}])
 def bertscore(
     model: str | None = None,
     num_layers: int | None = None,

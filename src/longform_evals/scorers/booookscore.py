@@ -2,6 +2,14 @@
 
     score(S) = 100 x (sentences judged "no confusion") / (sentences whose verdict was read)
 
+A sentence the summary repeats word for word counts once by default (`repeated_sentences`
+`once`), as in the official package's `get_score`: its annotation file is keyed by sentence
+text, so each occurrence writes the same entry again and the last one written is what it
+reads. Here too the verdict of the sentence's last occurrence counts (its last readable one,
+when the last could not be read). `each` counts every occurrence with its own verdict. Either
+way every occurrence is judged (the same calls), every verdict is listed in the metadata with
+whether it was counted, and the metadata names the rule (`repeated_sentences`).
+
 The judge is the `grader` model role (the evaluated model when no role is bound). Sentences
 whose verdict could not be read after the bounded retries (in `probe` mode: some active probe
 gave no yes/no answer) are parse failures: excluded from the numerator and the denominator,
@@ -24,10 +32,10 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from itertools import accumulate
-from typing import Any
+from typing import Any, Literal, cast, get_args
 
 from inspect_ai.model import Model
-from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
+from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 
 from longform_evals.judges.coherence.error_types import ERROR_TYPES
@@ -38,35 +46,82 @@ from longform_evals.judges.statement_parts import sentence_readings
 from longform_evals.judges.text_check import TextCheck, check_text
 from longform_evals.models.grader import GRADER_ROLE, grader_model, self_judged
 from longform_evals.scorers.limits import unless_limited
+from longform_evals.scorers.scorer_table import headline_metrics, means
 from longform_evals.scorers.unscorable import unscorable_metrics
 from longform_evals.text.work_limits import WorkPlan, excess
 
-_METRICS: dict[str, list[Any]] = {
-    "booookscore": [mean(), stderr()],
-    "parse_failure_rate": [mean()],
-    "judge_calls": [mean()],
-    "sentences": [mean()],
-    **{f"rate_{t}": [mean()] for t in ERROR_TYPES},
-    **unscorable_metrics(judged=True),
-}
+# One entry of the results, the scorer's own (`scorers/scorer_table.py`): the score's mean and
+# stderr, Inspect's `mean` of every other value, then the counts, one row each (entries of
+# their own, four side by side, would cut the longer names).
+_METRICS: list[Any] = [
+    *headline_metrics("booookscore"),
+    means([*(f"rate_{t}" for t in ERROR_TYPES), "parse_failure_rate", "judge_calls", "sentences"]),
+    *unscorable_metrics(judged=True),
+]
 
 
-def booookscore_values(verdicts: list[SentenceVerdict], judge_calls: int) -> dict[str, float]:
-    """Score values of one summary from its sentence verdicts.
+RepeatedSentences = Literal["once", "each"]
+"""How a sentence the summary repeats word for word counts: `once` (the official package's
+`get_score`: one unit per distinct sentence, with its last occurrence's verdict) or `each`
+(one unit per occurrence)."""
+
+
+def check_repeated(repeated: str) -> RepeatedSentences:
+    """``repeated`` if it is a counting rule.
+
+    Raises:
+        ValueError: naming the value and the rules.
+    """
+    if repeated not in get_args(RepeatedSentences):
+        raise ValueError(
+            f"unknown rule for repeated sentences {repeated!r}; expected 'once' or 'each'"
+        )
+    return cast(RepeatedSentences, repeated)
+
+
+def counted_indices(
+    verdicts: Sequence[SentenceVerdict], repeated: RepeatedSentences = "once"
+) -> list[int]:
+    """The positions in ``verdicts`` (the summary's sentences in order) whose verdicts the score
+    counts, in order.
+
+    `each`: all of them. `once`: one per distinct sentence text, the last occurrence whose
+    verdict was read (the last occurrence, when none was): the official `get_annot` writes a
+    repeated sentence's entry again at each occurrence, so `get_score` reads the last.
+    """
+    if check_repeated(repeated) == "each":
+        return list(range(len(verdicts)))
+    chosen: dict[str, int] = {}
+    for i, verdict in enumerate(verdicts):
+        earlier = chosen.get(verdict.sentence)
+        if earlier is None or verdict.parsed or not verdicts[earlier].parsed:
+            chosen[verdict.sentence] = i
+    return sorted(chosen.values())
+
+
+def booookscore_values(
+    verdicts: Sequence[SentenceVerdict],
+    judge_calls: int,
+    repeated: RepeatedSentences = "once",
+) -> dict[str, float]:
+    """Score values of one summary from its sentence verdicts (every sentence, in order).
 
     Returns:
-        booookscore (0-100, NaN when no verdict could be read), parse_failure_rate (share of
-        sentences without a readable verdict), judge_calls, sentences, and rate_<type> (share
-        of read sentences flagged with that type).
+        booookscore (0-100, NaN when no counted verdict could be read), parse_failure_rate
+        (share of counted sentences without a readable verdict), judge_calls, sentences (the
+        summary's sentences, repeats included: what was judged), and rate_<type> (share of
+        counted read sentences flagged with that type). The sentences counted are those of
+        :func:`counted_indices` under ``repeated``.
     """
-    n = len(verdicts)
-    read = [v for v in verdicts if v.parsed]
+    counted = [verdicts[i] for i in counted_indices(verdicts, repeated)]
+    n = len(counted)
+    read = [v for v in counted if v.parsed]
     clean = sum(1 for v in read if not v.confused)
     values: dict[str, float] = {
         "booookscore": 100.0 * clean / len(read) if read else math.nan,
         "parse_failure_rate": (n - len(read)) / n if n else math.nan,
         "judge_calls": float(judge_calls),
-        "sentences": float(n),
+        "sentences": float(len(verdicts)),
     }
     for t in ERROR_TYPES:
         values[f"rate_{t}"] = sum(1 for v in read if t in v.types) / len(read) if read else math.nan
@@ -110,23 +165,37 @@ def coherence_plan(
     return WorkPlan(n, calls, shown, calls * shown)
 
 
-def _unjudged_score(summary: str, check: TextCheck, mode: str, judge: str) -> Score:
+def _unjudged_score(
+    summary: str, check: TextCheck, mode: str, judge: str, repeated: RepeatedSentences
+) -> Score:
     """The score of a summary without words: no judge call."""
-    empty = booookscore_values([], 0)
+    empty = booookscore_values([], 0, repeated)
     return Score(
         value={**empty, **check.values(empty["booookscore"])},
         answer=summary,
         explanation=check.explanation(),
-        metadata={"mode": mode, "judge": judge, **check.metadata(), "sentences": []},
+        metadata={
+            "mode": mode,
+            "judge": judge,
+            "repeated_sentences": repeated,
+            **check.metadata(),
+            "sentences": [],
+        },
     )
 
 
-def _explanation(verdicts: Sequence[SentenceVerdict], check: TextCheck) -> str:
-    """How many sentences were flagged (each listed with its types) and how many unread."""
-    flagged = [v for v in verdicts if v.parsed and v.confused]
-    failed = [v for v in verdicts if not v.parsed]
+def _explanation(
+    verdicts: Sequence[SentenceVerdict], counted: Sequence[int], check: TextCheck
+) -> str:
+    """How many counted sentences were flagged (each listed with its types) and how many
+    unread, and how many repeats were not counted."""
+    units = [verdicts[i] for i in counted]
+    flagged = [v for v in units if v.parsed and v.confused]
+    failed = [v for v in units if not v.parsed]
+    repeats = len(verdicts) - len(units)
     explanation = (
-        f"{len(flagged)} of {len(verdicts)} sentences flagged, {len(failed)} unreadable"
+        f"{len(flagged)} of {len(units)} sentences flagged, {len(failed)} unreadable"
+        + (f" ({repeats} repeated sentence(s) counted once)" if repeats else "")
         + "".join(f"\n- [{v.index}] {', '.join(v.types)}: {v.sentence}" for v in flagged)
     )
     if check.wordless:
@@ -139,6 +208,7 @@ def booookscore(
     judge: CoherenceJudging | Mapping[str, Any] | None = None,
     model: str | Model | None = None,
     model_role: str | None = GRADER_ROLE,
+    repeated_sentences: RepeatedSentences = "once",
 ) -> Scorer:
     """BooookScore of the completion (the summary), judged by the `grader` role.
 
@@ -162,8 +232,13 @@ def booookscore(
             `model_role`.
         model_role: the role whose model judges when `model` is not given (unbound: the
             evaluated model, as in Inspect's model-graded scorers).
+        repeated_sentences: how a sentence the summary repeats word for word counts: `once`
+            (the official package's `get_score`, the default: one unit with its last
+            occurrence's verdict) or `each` (every occurrence); see :func:`counted_indices`.
+            Every occurrence is judged either way.
     """
     judging = CoherenceJudging.of(judge)
+    rule = check_repeated(repeated_sentences)
 
     async def score(state: TaskState, target: Target) -> Score:
         summary = state.output.completion if state.output else ""
@@ -177,20 +252,26 @@ def booookscore(
             over = excess(plan, what=f"booookscore ({mode} mode)")
             check = check.refused(over) if over else check
         if check.problem:
-            return _unjudged_score(summary, check, mode, str(grader))
+            return _unjudged_score(summary, check, mode, str(grader), rule)
         verdicts, calls, extra = await judging.judge(grader, check.sentences)
-        values = booookscore_values(verdicts, calls)
+        values = booookscore_values(verdicts, calls, rule)
+        counted = counted_indices(verdicts, rule)
+        chosen = set(counted)
         return Score(
             value={**values, **check.values(values["booookscore"])},
             answer=summary,
-            explanation=_explanation(verdicts, check),
+            explanation=_explanation(verdicts, counted, check),
             metadata={
                 "mode": extra.pop("mode"),
                 "judge": str(grader),
                 "self_judged": self_judged(grader, state.output.model if state.output else None),
+                "repeated_sentences": rule,
+                "counted_sentences": len(counted),
                 **extra,
                 **check.metadata(),
-                "sentences": [v.as_dict() for v in verdicts],
+                "sentences": [
+                    {**v.as_dict(), "counted": i in chosen} for i, v in enumerate(verdicts)
+                ],
             },
         )
 

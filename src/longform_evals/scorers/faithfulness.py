@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
+from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
 from inspect_ai.solver import TaskState
 
 from longform_evals.analysis import Merge
@@ -28,17 +28,20 @@ from longform_evals.judges.faithfulness.support import (
     JudgeOptions,
 )
 from longform_evals.scorers.limits import unless_limited
+from longform_evals.scorers.scorer_table import headline_metrics
 from longform_evals.scorers.unscorable import unscorable_metrics
 
 
 @scorer(
-    metrics={
-        "faithfulness": [mean(), stderr()],
-        **{key: [mean()] for key in (*AGGREGATIONS, *FULL_AGGREGATIONS)},
-        "missing_rate": [mean()],
-        "judge_calls": [mean()],
-        **unscorable_metrics(judged=True),
-    }
+    metrics=[
+        *headline_metrics("faithfulness"),
+        *unscorable_metrics(judged=True),
+        {
+            **{key: [mean()] for key in (*AGGREGATIONS, *FULL_AGGREGATIONS)},
+            "missing_rate": [mean()],
+            "judge_calls": [mean()],
+        },
+    ]
 )
 def faithfulness(
     judge: str = "llm",

@@ -13,7 +13,7 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from inspect_ai.scorer import Metric, SampleScore, metric
+from inspect_ai.scorer import Metric, SampleScore, mean, metric
 
 from longform_evals.analysis.judge_agreement import (
     AgreementFigures,
@@ -22,9 +22,10 @@ from longform_evals.analysis.judge_agreement import (
     agreement_figures,
     reference_flag,
 )
-from longform_evals.scorers.unscorable import count, nan_mean
+from longform_evals.scorers.scorer_table import counts, keyed
 
 __all__ = [
+    "COUNTED",
     "HEADLINE",
     "agreement_metrics",
     "figures_of_scores",
@@ -46,7 +47,7 @@ HEADLINE: tuple[str, ...] = (
     "kendall_tau_summaries",
     "kendall_tau_systems",
 )
-"""The figures the log's metric reports (each with `_low` and `_high`); the card has all."""
+"""The figures the log reports (each with `_low` and `_high`); the card has all."""
 
 
 def _number(value: object) -> float | None:
@@ -122,19 +123,21 @@ def agreement_card(n_boot: int = 1000, seed: int = 0) -> Metric:
     return compute
 
 
-def agreement_metrics() -> dict[str, list[Metric]]:
-    """The scorer's metrics: the figures once, the per-summary values' means and the counts.
+COUNTED: tuple[str, ...] = ("summaries", "units", "rated_units", "unjudged_units")
+"""The values the scorer's entry counts (summed over summaries)."""
 
-    The figures hang on `summaries` (1 per summary, never NaN): Inspect leaves a NaN value out
-    before any metric sees the sample, so on `agreement` (NaN where the judge read none of a
-    summary's rated units) the card would lose those summaries' people's labels, which the
-    `longform judge-card` report counts."""
-    return {
-        "summaries": [count(), agreement_card()],
-        "agreement": [nan_mean()],
-        "human_score": [nan_mean()],
-        "judge_score": [nan_mean()],
-        "units": [count()],
-        "rated_units": [count()],
-        "unjudged_units": [count()],
-    }
+
+def agreement_metrics() -> list[Metric | dict[str, list[Metric]]]:
+    """The scorer's metrics: the counts and the figures once, in the scorer's own entry of the
+    results under their own names (`summaries`, `precision`, `precision_low`, ...:
+    `scorers/scorer_table.py`), and Inspect's `mean` of each per-summary value.
+
+    The figures are a metric of `summaries` (1 per summary, never NaN): Inspect leaves a NaN
+    value out before a metric of it sees the sample, so as a metric of `agreement` (NaN where
+    the judge read none of a summary's rated units) the card would lose those summaries'
+    people's labels, which the `longform judge-card` report counts."""
+    return [
+        counts(list(COUNTED)),
+        keyed(agreement_card(), "summaries", ""),
+        {"agreement": [mean()], "human_score": [mean()], "judge_score": [mean()]},
+    ]

@@ -136,12 +136,10 @@ def _explanation(result: Rated, n_references: int, calibrated: bool) -> str:
 
 
 @scorer(
-    metrics={
-        "lr1": [mean(), stderr()],
-        "lr2": [mean(), stderr()],
-        "unparsed": [mean()],
-        **unscorable_metrics(judged=True),
-    }
+    metrics=[
+        *unscorable_metrics(judged=True),
+        {"lr1": [mean(), stderr()], "lr2": [mean(), stderr()], "unparsed": [mean()]},
+    ]
 )
 def llm_raters(
     prompts_dir: str | None = None,

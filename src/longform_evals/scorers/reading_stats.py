@@ -5,10 +5,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
+from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 
 from longform_evals.scorers.limits import unless_limited
+from longform_evals.scorers.scorer_table import means
 
 __all__ = ["READING_STATS", "reading_stats", "reading_stats_values"]
 
@@ -21,7 +22,8 @@ READING_STATS = (
     "lookup_fallbacks",
     "pagination_fallbacks",
 )
-"""Values reported per sample (``pages_looked_up`` as a count); each gets a ``mean``."""
+"""Values reported per sample (``pages_looked_up`` as a count); each gets a ``mean``, a row of
+the scorer's own entry of the results."""
 
 
 def _number(value: Any) -> float:
@@ -40,7 +42,9 @@ def reading_stats_values(info: Any) -> dict[str, float]:
     return {key: _number(info.get(key)) for key in READING_STATS}
 
 
-@scorer(metrics={key: [mean()] for key in READING_STATS})
+# Inspect's `mean` of each value, as the rows of the scorer's own entry of the results
+# (`scorers/scorer_table.py`): seven entries of long names would not fit side by side.
+@scorer(metrics=[means(list(READING_STATS))])
 def reading_stats() -> Scorer:
     """Compression rate, pages looked up, words consumed and sent, and fallbacks of a reading
     solver, from ``metadata["reading"]``. Never fails a sample: missing numbers are NaN."""

@@ -55,8 +55,8 @@ def _argmax(values: list[float]) -> int:
     return max(range(len(values)), key=values.__getitem__)
 
 
-# Every variant's name starts with "rouge" (`_VARIANT`): the glob leaves the counts to `count`.
-@scorer(metrics={"rouge*": [mean(), stderr()], **unscorable_metrics()})
+# Every variant's name starts with "rouge" (`_VARIANT`): the glob leaves out the counted values.
+@scorer(metrics=[*unscorable_metrics(), {"rouge*": [mean(), stderr()]}])
 def rouge(variants: Sequence[str] = DEFAULT_VARIANTS, stemmer: bool = True) -> Scorer:
     """ROUGE F-measure (0-1) of the completion, best over the sample's references per variant.
 
@@ -79,9 +79,15 @@ def rouge(variants: Sequence[str] = DEFAULT_VARIANTS, stemmer: bool = True) -> S
         )
     # Imported here: the scorer registry is imported by Inspect at startup, rouge_score
     # pulls in nltk.
-    from rouge_score import rouge_scorer  # type: ignore[import-untyped]
+    from rouge_score import rouge_scorer, tokenizers  # type: ignore[import-untyped]
 
-    scorer_: _RougeScorer = rouge_scorer.RougeScorer(names, use_stemmer=stemmer)
+    # Its default tokenizer, given explicitly: left to choose it, RougeScorer logs "Using
+    # default tokenizer." through absl, whose first log call installs a stderr handler on the
+    # root logger (`logging.basicConfig()`), so every library's debug logger would print.
+    tokenizer = tokenizers.DefaultTokenizer(use_stemmer=stemmer)
+    scorer_: _RougeScorer = rouge_scorer.RougeScorer(
+        names, use_stemmer=stemmer, tokenizer=tokenizer
+    )
 
     async def score(state: TaskState, target: Target) -> Score:
         references = reference_texts(state, target)

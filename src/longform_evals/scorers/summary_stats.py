@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import math
 
-from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
+from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 
 from longform_evals.scorers.limits import unless_limited
+from longform_evals.scorers.scorer_table import means
 from longform_evals.text import count_tokens, novel_trigram_pct, repeated_trigram_pct, words
 
 _KEYS = ("summary_tokens", "summary_words", "novel_trigrams_pct", "repeated_trigrams_pct")
@@ -24,7 +25,9 @@ def summary_statistics_values(summary: str, source: str | None) -> dict[str, flo
     }
 
 
-@scorer(metrics={key: [mean()] for key in _KEYS})
+# Inspect's `mean` of each value, as the rows of the scorer's own entry of the results
+# (`scorers/scorer_table.py`): four entries of one long name each would not fit side by side.
+@scorer(metrics=[means(list(_KEYS))])
 def summary_statistics() -> Scorer:
     """Length and trigram statistics of the completion; the source is `metadata["document"]`."""
 

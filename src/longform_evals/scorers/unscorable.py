@@ -5,17 +5,18 @@ word, i.e. a letter or digit in any script (`no_sentences`: "...", "!!! ???"). J
 fragments would score punctuation ("... !!! ???" was a BooookScore of 100), so the scorers give
 their headline values NaN, name the reason in `Score.metadata["unscorable"]`, and add to the
 value dict `empty_summary` and `no_sentences` (0/1) and `scored` (1 when the headline value is
-a number), each with a `count` metric, so the results table says how many samples a mean is
-over. Wordless fragments of an otherwise worded text ("He left. !!!") are not judged either;
-they are listed in `Score.metadata["wordless_fragments"]`.
+a number), each counted in the scorer's own entry of the results (`counts` of
+`longform_evals.scorers.scorer_table`: `scored` 12, `empty_summary` 0), so the results table
+says how many samples a mean is over. Wordless fragments of an otherwise worded text ("He left.
+!!!") are not judged either; they are listed in `Score.metadata["wordless_fragments"]`.
 
 Judged scorers (`check_text(..., judged=True)`) also look for text addressed to the judge in
 the sentences they will judge (`longform_evals.judges.injection`): the cues go to
-`Score.metadata["injection_suspect"]` and the value `injection_suspect` (0/1, `count` metric)
-counts the samples; the verdicts are not changed by it. A judged text whose judging would
-pass a work limit (too many sentences, judge calls or judged characters:
+`Score.metadata["injection_suspect"]` and the value `injection_suspect` (0/1, counted beside
+the others) counts the samples; the verdicts are not changed by it. A judged text whose judging
+would pass a work limit (too many sentences, judge calls or judged characters:
 `longform_evals.text.work_limits`) is not judged either: its headline values are NaN, the value
-`over_limit` (0/1, `count` metric) counts it and `Score.metadata["over_limit"]` holds the line
+`over_limit` (0/1, counted too) counts it and `Score.metadata["over_limit"]` holds the line
 naming the limit and the variable that raises it.
 
 Inspect 0.3.285 already leaves NaN values out of a dict-valued scorer's per-key metrics (and
@@ -33,6 +34,7 @@ import numpy.typing as npt
 from inspect_ai.scorer import Metric, SampleScore, metric, value_to_float
 
 from longform_evals.judges.text_check import INJECTION_SUSPECT, OVER_LIMIT, REASONS, SCORED
+from longform_evals.scorers.scorer_table import counts
 
 
 def _numbers(scores: list[SampleScore]) -> npt.NDArray[np.float64]:
@@ -66,18 +68,13 @@ def nan_stderr() -> Metric:
     return compute
 
 
-@metric
-def count() -> Metric:
-    """Sum of the values (NaN ones left out): the number of samples flagged 1."""
-
-    def compute(scores: list[SampleScore]) -> float:
-        return float(np.sum(_numbers(scores)))
-
-    return compute
-
-
-def unscorable_metrics(judged: bool = False) -> dict[str, list[Metric]]:
-    """The `count` metrics of the `empty_summary`, `no_sentences` and `scored` entries (and of
+def unscorable_keys(judged: bool = False) -> tuple[str, ...]:
+    """The values a scorer counts: `empty_summary`, `no_sentences` and `scored` (and
     `injection_suspect` and `over_limit` for a judged scorer)."""
-    keys = (*REASONS, SCORED, *((INJECTION_SUSPECT, OVER_LIMIT) if judged else ()))
-    return {key: [count()] for key in keys}
+    return (*REASONS, SCORED, *((INJECTION_SUSPECT, OVER_LIMIT) if judged else ()))
+
+
+def unscorable_metrics(judged: bool = False) -> list[Metric]:
+    """The counts of :func:`unscorable_keys`, a metric of the scorer's own entry (list it before
+    the per-key metrics: `@scorer(metrics=[*unscorable_metrics(), {...}])`)."""
+    return [counts(list(unscorable_keys(judged)))]

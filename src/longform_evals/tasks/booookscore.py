@@ -9,14 +9,16 @@ inspect eval tasks/booookscore.py --model X -T score_only=true -T data=summaries
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset
 
-from longform_evals.data.books import load_books, load_summaries
+from longform_evals.data.books import bundled_books_dir, load_books, load_summaries
+from longform_evals.data.sources import DATA_SOURCE_KEY, local_source
 from longform_evals.judges.coherence.judges import CoherenceJudging
 from longform_evals.judges.coherence.paper import SentenceLayout
+from longform_evals.scorers.booookscore import RepeatedSentences
 from longform_evals.scorers.booookscore import booookscore as booookscore_scorer
 from longform_evals.scorers.limited import limited
 from longform_evals.scorers.summary_stats import summary_statistics
@@ -65,6 +67,7 @@ def booookscore(
     judge_layout: Annotated[SentenceLayout, SCORING] = "quoted",
     judge_cache: Annotated[bool, SCORING] = True,
     judge_readings: Annotated[bool, SCORING] = True,
+    repeated_sentences: Annotated[RepeatedSentences, SCORING] = "once",
     score_only: Annotated[bool, DATA] = False,
     prompts_dir: PromptsDir = None,
     cache: CacheCalls = True,
@@ -92,6 +95,10 @@ def booookscore(
             (in another language, naming the verdict word, or addressed to the judge),
             keeping the most confusing verdict: a defence against notes to the judge that
             costs nothing for sentences without such pieces; false: as written only.
+        repeated_sentences: how a sentence the summary repeats word for word counts: `once`
+            (the default, as the official package's `get_score` counts it: one unit, with its
+            last occurrence's verdict) or `each` (every occurrence). Every occurrence is
+            judged either way (docs/booookscore.md).
         score_only: score the summaries given in `data` instead of generating them.
         prompts_dir: folder overriding any packaged prompt template.
         cache: cache every summarizer call (Inspect's cache, no expiry; keyed by sample,
@@ -111,7 +118,8 @@ def booookscore(
                 prompts_dir=prompts_dir,
                 layout=judge_layout,
                 readings=judge_readings,
-            )
+            ),
+            repeated_sentences=repeated_sentences,
         ),
         summary_statistics(),
         limited(),
@@ -123,7 +131,8 @@ def booookscore(
             dataset=MemoryDataset(load_summaries(data), name="booookscore_given"),
             solver=given_summary(),
             scorer=scorers,
-            version="1.4.0",
+            version="1.5.0",
+            metadata={DATA_SOURCE_KEY: local_source(data)},
         )
     check_strategy(strategy)
     return Task(
@@ -141,8 +150,17 @@ def booookscore(
             ),
         ),
         scorer=scorers,
-        version="1.4.0",
+        version="1.5.0",
+        metadata={DATA_SOURCE_KEY: _books_source(data)},
     )
+
+
+def _books_source(data: str | None) -> dict[str, Any]:
+    """What the log records of the books: the file or folder given, or the bundled stories
+    (named so, with their digest)."""
+    if data is not None:
+        return local_source(data)
+    return {**local_source(str(bundled_books_dir())), "name": "bundled stories"}
 
 
 CARD = TaskCard(

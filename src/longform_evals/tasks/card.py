@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from inspect_ai import Task
+from inspect_ai.log import HeadlineMetric
 
 from longform_evals.solvers.strategies import StrategyFamily, strategy_entry, strategy_names
 
@@ -50,6 +51,14 @@ class Headline:
     @property
     def per_sample(self) -> bool:
         return self.result == "point"
+
+    def inspect_headline(self) -> HeadlineMetric:
+        """Where Inspect's results hold it, as a task's `headline_metric` (what Inspect shows
+        while the task runs and lists a log by): the value's entry, or the scorer's own entry
+        for the value named after its scorer (`scorers/scorer_table.py`); its first metric
+        (the mean or accuracy) for ``point``."""
+        metric = None if self.per_sample else self.result
+        return HeadlineMetric(scorer=self.scorer, score=self.key, metric=metric)
 
 
 def always(_: Mapping[str, Any]) -> bool:

@@ -28,6 +28,7 @@ from inspect_ai.dataset import MemoryDataset, Sample
 
 from longform_evals.data.labels.load import load_judge_labels
 from longform_evals.data.labels.schema import JudgeLabelSet
+from longform_evals.data.sources import DATA_SOURCE_KEY, local_source
 from longform_evals.judges.agreement_judge import AgreementJudge
 from longform_evals.judges.coherence.paper import SentenceLayout
 from longform_evals.scorers.judge_agreement import judge_agreement as agreement
@@ -158,6 +159,7 @@ def judge_agreement(
             "summaries_in_data": len(labels.samples),
             "budget": budget,
             "skipped": [{"where": s.where, "reason": s.reason} for s in labels.skipped],
+            DATA_SOURCE_KEY: local_source(data),
         },
         version="1.3.0",
     )

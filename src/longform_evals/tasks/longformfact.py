@@ -30,11 +30,12 @@ from longform_evals.data.longformfact import (
     load_longformfact_remote,
 )
 from longform_evals.data.sources import DATA_SOURCE_KEY, Published, data_source
-from longform_evals.judges.faithfulness.judging import AGGREGATIONS, FULL_AGGREGATIONS
+from longform_evals.judges.faithfulness.judging import VALUE_KEYS
 from longform_evals.judges.faithfulness.support import JudgeOptions
 from longform_evals.scorers.faithfulness import faithfulness
 from longform_evals.scorers.meta_evaluation import auc, bacc, bacc_by_order
 from longform_evals.scorers.order_metrics import bacc_by_order_sensitivity
+from longform_evals.scorers.scorer_table import keyed, metric_name
 from longform_evals.scorers.unscorable import unscorable_metrics
 from longform_evals.solvers.summarize.given import given_summary
 from longform_evals.tasks import papers, snapshot_fixtures
@@ -82,20 +83,27 @@ def _samples(
 
 def _metrics(
     threshold: float | None, calibrate: float | None, by_order: bool
-) -> dict[str, list[Metric]]:
+) -> list[Metric | dict[str, list[Metric]]]:
     """BACC and AUC of every aggregation against the human labels (and BACC per order, with
-    the bootstrap interval of its sensitivity)."""
+    the bootstrap interval of its sensitivity), in the scorer's own entry of the results
+    (`scorers/scorer_table.py`): `bacc_avg`, `bacc_<subset>`, `auc_avg`, ... of the
+    scorer's `faithfulness` value, `<aggregation>_bacc_avg`, ... of the others."""
 
     def per_key(key: str) -> list[Metric]:
         out = [bacc(threshold, key=key, calibrate=calibrate), auc()]
         if by_order:
             out += [bacc_by_order(threshold, key=key), bacc_by_order_sensitivity(threshold, key)]
-        return out
+        return [keyed(m, key, judge_figure_stem(key, m)) for m in out]
 
-    metrics = {key: per_key(key) for key in ("faithfulness", *AGGREGATIONS, *FULL_AGGREGATIONS)}
-    metrics["missing_rate"] = [mean()]
-    metrics.update(unscorable_metrics(judged=True))
-    return metrics
+    figures = [m for key in VALUE_KEYS for m in per_key(key)]
+    return [*figures, *unscorable_metrics(judged=True), {"missing_rate": [mean()]}]
+
+
+def judge_figure_stem(key: str, metric: Metric) -> str | None:
+    """What a figure of value `key` is named before its entry (`_avg`, `_qmsum`): the metric's
+    own name (`bacc`) for the `faithfulness` value, `<key>_<metric>` (`max_min_bacc`) for the
+    other aggregations."""
+    return None if key == "faithfulness" else f"{key}_{metric_name(metric)}"
 
 
 @task
@@ -174,6 +182,7 @@ def longformfact(
         solver=given_summary(),
         scorer=scorer,
         metrics=_metrics(threshold, calibrate, bool(order_names)),
+        headline_metric=CARD.headlines[0].inspect_headline(),
         version="1.6.0",
         metadata={DATA_SOURCE_KEY: source},
     )

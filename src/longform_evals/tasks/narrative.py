@@ -57,6 +57,7 @@ from longform_evals.tasks.parameters import (
     Tolerance,
     chosen_options,
     role_names,
+    sharing,
 )
 from longform_evals.tasks.snapshot_fixtures import SnapshotFixture
 
@@ -107,18 +108,14 @@ def _narrative_task(
         dataset=MemoryDataset(samples(), name=name),
         solver=solver,
         scorer=scorers,
-        version="1.1.0",
+        headline_metric=_HEADLINES[0].inspect_headline(),
+        version="1.2.0",
         metadata={DATA_SOURCE_KEY: source},
     )
 
 
-@task
-@strict_parameters
-def booksum(
-    data: DataFile = None,
-    level: Annotated[str | None, DATA] = None,
+def _narrative_parameters(
     strategy: StrategyName = "hierarchical",
-    target_words: TargetWords = 900,
     tolerance: Tolerance = 0.1,
     chunk_size: ChunkSize = DEFAULT_CHUNK_SIZE,
     context_window: ContextWindow = DEFAULT_CONTEXT_WINDOW,
@@ -128,19 +125,13 @@ def booksum(
     preprocess: Stage = True,
     compress: Stage = True,
     cache: CacheCalls = True,
-    revision: Revision = BOOKSUM_PUBLISHED.pin.revision,
-) -> Task:
-    """BookSum chapters or books, summarized and compared with the reference summaries.
+) -> None:
+    """The parameters every narrative task takes (`sharing`), after its own.
 
     Args:
-        data: a local JSONL (`doc_id`, `title`, `text`, `summaries`, `level`); when omitted,
-            HF `kmfoda/booksum` (chapter level, test split; needs internet and `datasets`).
-        level: keep only `chapter` or `book` records of a local file.
         strategy: a summary strategy of the registry (`strategy_names("summary")` of
             `longform_evals.solvers.strategies`; docs/strategies.md describes the packaged
             ones), NexusSum's pipeline `nexus_sum` among them.
-        target_words: the summary length asked for (NexusSum's θ; the others are asked for
-            about this many words) and the length-adherence target.
         tolerance: length adherence: within tolerance * target_words of it (default 10 %).
         chunk_size: chunk tokens of hierarchical / incremental.
         context_window: the summarizer's window in tokens.
@@ -152,6 +143,27 @@ def booksum(
         cache: cache every summarizer call (Inspect's cache, no expiry; keyed by sample,
             epoch and try), so a rerun or `inspect eval-retry` of a half-finished sample
             repeats no finished step; false: no caching.
+    """
+
+
+@task
+@strict_parameters
+@sharing(_narrative_parameters)
+def booksum(
+    data: DataFile = None,
+    level: Annotated[str | None, DATA] = None,
+    target_words: TargetWords = 900,
+    revision: Revision = BOOKSUM_PUBLISHED.pin.revision,
+    **shared: Any,
+) -> Task:
+    """BookSum chapters or books, summarized and compared with the reference summaries.
+
+    Args:
+        data: a local JSONL (`doc_id`, `title`, `text`, `summaries`, `level`); when omitted,
+            HF `kmfoda/booksum` (chapter level, test split; needs internet and `datasets`).
+        level: keep only `chapter` or `book` records of a local file.
+        target_words: the summary length asked for (NexusSum's θ; the others are asked for
+            about this many words) and the length-adherence target.
         revision: the commit, branch or tag of the HF dataset to read (default: the one the
             suite pins, `data/sources.py`); recorded in the log's metadata.
     """
@@ -167,22 +179,14 @@ def booksum(
 
 @task
 @strict_parameters
+@sharing(_narrative_parameters)
 def squality(
     data: DataFile = None,
-    strategy: StrategyName = "hierarchical",
     target_words: TargetWords = SQUALITY_TARGET_WORDS,
-    tolerance: Tolerance = 0.1,
-    chunk_size: ChunkSize = DEFAULT_CHUNK_SIZE,
-    context_window: ContextWindow = DEFAULT_CONTEXT_WINDOW,
-    temperature: StrategyTemperature = None,
-    coherence: Coherence = False,
-    prompts_dir: PromptsDir = None,
-    preprocess: Stage = True,
-    compress: Stage = True,
     focus: Annotated[bool, DATA] = True,
     split: Annotated[str, DATA] = "validation",
-    cache: CacheCalls = True,
     revision: Revision = SQUALITY_PUBLISHED.pin.revision,
+    **shared: Any,
 ) -> Task:
     """SQuALITY: question-focused summaries of short stories, against four references each.
 
@@ -195,27 +199,13 @@ def squality(
         data: a local SQuALITY v1.3 JSONL (one story per line with its questions and
             responses); when omitted, HF `pszemraj/SQuALITY-v1.3` (needs internet and
             `datasets`).
-        strategy: a summary strategy of the registry (`strategy_names("summary")` of
-            `longform_evals.solvers.strategies`; docs/strategies.md describes the packaged
-            ones), NexusSum's pipeline `nexus_sum` among them.
         target_words: the summary length asked for and the length-adherence target; 200 by
             default because SQuALITY's references average about 225 words (median about
             165).
-        tolerance: length adherence: within tolerance * target_words of it (default 10 %).
-        chunk_size: chunk tokens of hierarchical / incremental.
-        context_window: the summarizer's window in tokens.
-        temperature: sampling temperature (default: 0.3 for nexus_sum, 0.5 otherwise).
-        coherence: also score BooookScore coherence (the `grader` role judges).
-        prompts_dir: folder overriding prompt templates (`summarize/focused/`,
-            `nexus_sum/focused/`, ...).
-        preprocess: nexus_sum only: rewrite dialogue as prose first (false: the ablation).
-        compress: nexus_sum only: compress to `target_words` (false: the ablation).
         focus: put the question in the prompts (false: generic summaries of the story,
-            scored against the question's references).
+            scored against the question's references); the prompts are then the `focused/`
+            templates of the strategy's folder (`summarize/focused/`, `nexus_sum/focused/`).
         split: the HF split when `data` is omitted.
-        cache: cache every summarizer call (Inspect's cache, no expiry; keyed by sample,
-            epoch and try), so a rerun or `inspect eval-retry` of a half-finished sample
-            repeats no finished step; false: no caching.
         revision: as for `booksum` (of HF `pszemraj/SQuALITY-v1.3`).
     """
     source = data_source(data, SQUALITY_PUBLISHED, revision, split)

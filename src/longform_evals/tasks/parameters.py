@@ -17,7 +17,7 @@ import math
 import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 Role = Literal["data", "strategy", "option", "settings", "scoring"]
 """What a parameter chooses: the items (and where they come from), the strategy, an option of
@@ -91,6 +91,65 @@ JudgeText = Annotated[str | None, SCORING]
 """A judge setting given as text (chunking, retrieval, a prompt); None: the calibration's."""
 ItemSubset = Annotated[str | list[str] | None, DATA]
 """Which items to keep, comma-separated or a list; None: all."""
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def sharing(group: Callable[..., None]) -> Callable[[F], F]:
+    """Give a task function the parameters that ``group`` declares, in place of its ``**shared``
+    parameter, and their descriptions at the end of its docstring's ``Args:`` (put it under
+    `@strict_parameters`).
+
+    Sibling tasks (the reading family, the narrative one) take the same strategy parameters:
+    ``group`` is a function that only declares them, with their annotations, defaults and
+    docstring, so each is written once. Everything that reads a task's parameters (Inspect,
+    `-T` checking, the cards, lm-eval) sees the composed signature; the task body reads the
+    values with `tasks.arguments.call_arguments`.
+
+    Raises:
+        TypeError: If the task function has no ``**shared`` parameter, or declares one of
+            ``group``'s parameters itself.
+    """
+    shared = inspect.signature(group).parameters
+    hints = typing.get_type_hints(group, include_extras=True)
+
+    def compose(task: F) -> F:
+        own = inspect.signature(task).parameters
+        if "shared" not in own or own["shared"].kind != inspect.Parameter.VAR_KEYWORD:
+            raise TypeError(
+                f"{task.__name__} needs a **shared parameter to take {group.__name__}'s"
+            )
+        clash = sorted(set(own) & set(shared))
+        if clash:
+            raise TypeError(f"{task.__name__} declares {clash}, which {group.__name__} declares")
+        kept = [p for name, p in own.items() if name != "shared"]
+        task.__signature__ = inspect.signature(task).replace(  # type: ignore[attr-defined]
+            parameters=[*kept, *shared.values()]
+        )
+        annotations = {k: v for k, v in task.__annotations__.items() if k != "shared"}
+        task.__annotations__ = {**annotations, **{n: hints[n] for n in shared}}
+        task.__doc__ = _with_arguments(task.__doc__ or "", group.__doc__ or "")
+        return task
+
+    return compose
+
+
+def _with_arguments(doc: str, group_doc: str) -> str:
+    """``doc`` with the entries of ``group_doc``'s ``Args:`` put at the end of its own."""
+    extra = inspect.cleandoc(group_doc).split("Args:\n", 1)[-1].split("\n\n", 1)[0]
+    lines = doc.split("\n")
+    header = next((i for i, line in enumerate(lines) if line.strip() == "Args:"), None)
+    if header is None:
+        raise TypeError(f"a docstring that takes shared parameters needs an Args: section:\n{doc}")
+    indent = lines[header][: len(lines[header]) - len(lines[header].lstrip())]
+    end = header + 1
+    while end < len(lines) and (not lines[end].strip() or lines[end].startswith(indent + " ")):
+        end += 1
+    while not lines[end - 1].strip():
+        end -= 1
+    added = [indent + line if line else line for line in extra.split("\n")]
+    return "\n".join([*lines[:end], *added, *lines[end:]])
 
 
 def _unwrapped(function: Callable[..., Any]) -> Callable[..., Any]:

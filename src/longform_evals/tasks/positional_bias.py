@@ -22,11 +22,12 @@ from typing import Annotated
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
-from inspect_ai.scorer import Metric, mean, stderr
+from inspect_ai.scorer import Metric, mean
 
 from longform_evals.analysis import Merge
 from longform_evals.analysis.ordering import ORDER_NAMES, expand_orders, expand_prefixes
 from longform_evals.data.multidoc import load_multidoc
+from longform_evals.data.sources import DATA_SOURCE_KEY, local_source
 from longform_evals.judges.faithfulness.support import JudgeOptions
 from longform_evals.scorers.faithfulness import faithfulness
 from longform_evals.scorers.order_metrics import (
@@ -34,6 +35,7 @@ from longform_evals.scorers.order_metrics import (
     order_means,
     position_profile,
 )
+from longform_evals.scorers.scorer_table import headline_metrics, keyed
 from longform_evals.scorers.unscorable import unscorable_metrics
 from longform_evals.solvers.settings import DEFAULT_CONTEXT_WINDOW, MultidocSettings
 from longform_evals.solvers.strategies import strategy_entry
@@ -76,19 +78,18 @@ def _samples(
     return samples
 
 
-def _metrics(growing: bool) -> dict[str, list[Metric]]:
-    """Faithfulness per order (or per document count) and position; judge bookkeeping."""
-    return {
-        "faithfulness": [
-            mean(),
-            stderr(),
-            by_document_count() if growing else order_means(),
-            position_profile(),
-        ],
-        "missing_rate": [mean()],
-        "judge_calls": [mean()],
-        **unscorable_metrics(judged=True),
-    }
+def _metrics(growing: bool) -> list[Metric | dict[str, list[Metric]]]:
+    """Faithfulness per order (or per document count) and position; judge bookkeeping. The
+    figures of the `faithfulness` value sit in the scorer's own entry of the results
+    (`scorers/scorer_table.py`: `mean`, `stderr`, `order_means_original`, ...,
+    `position_profile_pos_1`, ...)."""
+    figures = [by_document_count() if growing else order_means(), position_profile()]
+    return [
+        *headline_metrics("faithfulness"),
+        *(keyed(m, "faithfulness") for m in figures),
+        *unscorable_metrics(judged=True),
+        {"missing_rate": [mean()], "judge_calls": [mean()]},
+    ]
 
 
 @task
@@ -177,6 +178,7 @@ def positional_bias(
         ),
         metrics=_metrics(growing),
         version="1.5.0",
+        metadata={DATA_SOURCE_KEY: local_source(data)},
     )
 
 

@@ -59,6 +59,7 @@ from longform_evals.tasks.parameters import (
     Words,
     chosen_options,
     role_names,
+    sharing,
 )
 
 QUALITY_PUBLISHED = Published(QUALITY_HF_DATASET, "validation")
@@ -70,12 +71,14 @@ def _task(
     samples: list[Sample],
     scorers: list[Scorer],
     source: dict[str, Any],
+    headline: Headline,
 ) -> Task:
     """The reading task ``factory`` is building (its arguments: `call_arguments`; its
     parameters' roles say which are options): the strategy named
     there with the options (the parameters whose role is ``option``, `tasks/parameters.py`)
     the user set (None: the strategy's default) and the shared settings; ``source`` (where
-    the samples came from) goes into the log's metadata."""
+    the samples came from) goes into the log's metadata, ``headline`` (its card's first) is
+    Inspect's headline metric."""
     task_args = call_arguments()
     answer_max_tokens = task_args["answer_max_tokens"]
     settings = ReadingSettings(
@@ -90,16 +93,13 @@ def _task(
         dataset=MemoryDataset(samples, name=name),
         solver=reading(task_args["strategy"], settings, offered=offered, **options),
         scorer=[*scorers, reading_stats(), limited()],
+        headline_metric=headline.inspect_headline(),
         version="1.3.0",
         metadata={DATA_SOURCE_KEY: source},
     )
 
 
-@task
-@strict_parameters
-def quality(
-    data: DataFile = None,
-    hard_only: Annotated[bool, DATA] = False,
+def _reading_parameters(
     strategy: StrategyName = "read_agent_p",
     max_pages: Pages = None,
     layout: ReaderLayout = None,
@@ -111,14 +111,10 @@ def quality(
     answer_max_tokens: AnswerTokens = None,
     prompts_dir: PromptsDir = None,
     cache: CacheCalls = True,
-    revision: Revision = QUALITY_PUBLISHED.pin.revision,
-) -> Task:
-    """QuALITY: four-way multiple-choice questions on 2-8k-word articles and stories.
+) -> None:
+    """The parameters every reading task takes (`sharing`), after its own.
 
     Args:
-        data: a local JSONL in QuALITY's own layout; when omitted, HF `emozilla/quality`
-            (validation split; needs internet and `datasets`).
-        hard_only: keep only the questions marked hard.
         strategy: the reading strategy (see the module docstring).
         max_pages: ReadAgent look-up budget (pages per question).
         layout: ReadAgent-P's answer after its look-up: `follow_up` (default; a second
@@ -133,6 +129,24 @@ def quality(
         prompts_dir: folder overriding `read_agent/` prompts.
         cache: cache every model call of the strategy (Inspect's cache, no expiry), so a
             rerun or `inspect eval-retry` repeats no finished call; false: no caching.
+    """
+
+
+@task
+@strict_parameters
+@sharing(_reading_parameters)
+def quality(
+    data: DataFile = None,
+    hard_only: Annotated[bool, DATA] = False,
+    revision: Revision = QUALITY_PUBLISHED.pin.revision,
+    **shared: Any,
+) -> Task:
+    """QuALITY: four-way multiple-choice questions on 2-8k-word articles and stories.
+
+    Args:
+        data: a local JSONL in QuALITY's own layout; when omitted, HF `emozilla/quality`
+            (validation split; needs internet and `datasets`).
+        hard_only: keep only the questions marked hard.
         revision: the commit, branch or tag of the HF dataset to read (default: the one the
             suite pins, `data/sources.py`); recorded in the log's metadata.
     """
@@ -141,28 +155,19 @@ def quality(
         samples = load_quality(data, hard_only=hard_only)
     else:
         samples = load_quality_hf(hard_only=hard_only, revision=revision)
-    return _task(quality, samples, [choice_accuracy()], source)
+    return _task(quality, samples, [choice_accuracy()], source, QUALITY_CARD.headlines[0])
 
 
 @task
 @strict_parameters
+@sharing(_reading_parameters)
 def narrativeqa(
     data: DataFile = None,
     kind: Annotated[str | None, DATA] = None,
     summaries_only: Annotated[bool, DATA] = False,
-    strategy: StrategyName = "read_agent_p",
-    max_pages: Pages = None,
-    layout: ReaderLayout = None,
-    conditional: Conditional = None,
-    k: Pages = None,
-    words: Words = None,
-    min_words: Words = None,
-    max_words: Words = None,
-    answer_max_tokens: AnswerTokens = None,
-    prompts_dir: PromptsDir = None,
     rater_rule: RaterRule = "auto",
-    cache: CacheCalls = True,
     revision: Revision = NARRATIVEQA_PUBLISHED.pin.revision,
+    **shared: Any,
 ) -> Task:
     """NarrativeQA: free-form questions on books and movie scripts (or their summaries).
 
@@ -172,7 +177,6 @@ def narrativeqa(
             stories, several GB; needs internet and `datasets`).
         kind: `gutenberg` (books) or `movie` (scripts); both when omitted.
         summaries_only: with the HF data, read the plot summaries instead of the stories.
-        strategy: and the other parameters: as for `quality`.
         rater_rule: how LR-1 / LR-2 are read: `auto` (calibrated P(yes) thresholds when the
             grader has a calibration, else the verdict words), `verdicts` or `calibrated`.
         revision: as for `quality` (of HF `deepmind/narrativeqa`).
@@ -183,26 +187,17 @@ def narrativeqa(
     else:
         samples = load_narrativeqa_hf(kind=kind, summaries_only=summaries_only, revision=revision)
     scorers = [llm_raters(rule=rater_rule), rouge()]
-    return _task(narrativeqa, samples, scorers, source)
+    return _task(narrativeqa, samples, scorers, source, _RATED[0])
 
 
 @task
 @strict_parameters
+@sharing(_reading_parameters)
 def qmsum(
     data: RequiredData,
     query_types: ItemSubset = None,
-    strategy: StrategyName = "read_agent_p",
-    max_pages: Pages = None,
-    layout: ReaderLayout = None,
-    conditional: Conditional = None,
-    k: Pages = None,
-    words: Words = None,
-    min_words: Words = None,
-    max_words: Words = None,
-    answer_max_tokens: AnswerTokens = None,
-    prompts_dir: PromptsDir = None,
     rater_rule: RaterRule = "auto",
-    cache: CacheCalls = True,
+    **shared: Any,
 ) -> Task:
     """QMSum: general and specific queries on meeting transcripts (free-form answers).
 
@@ -210,13 +205,12 @@ def qmsum(
         data: QMSum's own layout: a `.jsonl` of meetings, one meeting `.json`, or a folder of
             them (the repository's `data/ALL/val`, say).
         query_types: `general`, `specific` or both (comma-separated); both when omitted.
-        strategy: and the other parameters: as for `quality`.
         rater_rule: as for `narrativeqa`.
     """
     types = comma_list(query_types) or ["general", "specific"]
     samples = load_qmsum(data, query_types=types)
     scorers = [llm_raters(rule=rater_rule), rouge()]
-    return _task(qmsum, samples, scorers, local_source(data))
+    return _task(qmsum, samples, scorers, local_source(data), _RATED[0])
 
 
 _RATED = (

@@ -15,6 +15,7 @@ top-k order on 3,000 random corpora; issue 38).
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Sequence
 
@@ -22,6 +23,11 @@ import bm25s
 import numpy as np
 
 __all__ = ["BM25", "STOPWORDS", "terms"]
+
+# bm25s sets its own logger to DEBUG when imported, so wherever the root logger has a handler
+# (a library's `logging.basicConfig()`, a user's own) every index it builds prints a
+# `DEBUG:bm25s:Building index from tokens` line. Its warnings still show.
+logging.getLogger("bm25s").setLevel(logging.WARNING)
 
 _TERM = re.compile(r"[^\W_]+")
 

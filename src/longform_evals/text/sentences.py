@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["sentence_spans", "split_sentences"]
+__all__ = ["sentence_spans", "split_sentences", "wordset"]
 
 # Characters that str.splitlines() treats as line breaks; each one ends a sentence.
 LINE_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
@@ -43,13 +43,15 @@ _LIST_MARKER = re.compile(r"\(?(?:\d{1,3}|[A-Za-z]|[ivxlcdm]{1,6}|[IVXLCDM]{1,6}
 _INITIALISM = re.compile(r"(?:[A-Za-z]\.)+[A-Za-z]")
 
 
-def _wordset(words: str) -> frozenset[str]:
+def wordset(words: str) -> frozenset[str]:
+    """The words of a space-separated string: long word lists (some in scripts with look-alikes
+    of Latin letters) read better as text than as set literals."""
     return frozenset(words.split())
 
 
 # Abbreviations, lower-case without the final period. Titles precede names and Latin forms
 # precede what they introduce, so they never end a sentence.
-_NEVER_END = _wordset(
+_NEVER_END = wordset(
     """
     mr mrs ms messrs dr prof rev hon fr st mt gen col maj capt cpt lt sgt cmdr adm gov pres
     sen rep supt insp det e.g i.e cf vs viz
@@ -57,17 +59,17 @@ _NEVER_END = _wordset(
 )
 # References and dates: no end only when a number follows ("No. 5", "p. 12", "Jan. 3"), so that
 # "The answer is no. Then ..." still splits.
-_BEFORE_NUMBER = _wordset(
+_BEFORE_NUMBER = wordset(
     """
     no nos p pp vol vols fig figs eq eqs ch chap sec art para ref refs op ca approx est
     jan feb mar apr jun jul aug sep sept oct nov dec
     """
 )
 # Abbreviations that often do end a sentence: end there only before a likely sentence opener.
-_MAYBE_END = _wordset(
+_MAYBE_END = wordset(
     "etc al inc ltd co corp jr sr bros llc plc esq ft ed eds phd ph.d a.m p.m u.s u.k u.s.a"
 )
-_STARTERS = _wordset(
+_STARTERS = wordset(
     """
     a an the this that these those there then thus he she it i we you they his her its our
     their my your but and or so yet if when while after before as in on at for from with by

@@ -20,12 +20,14 @@ DOC = "\n".join(f"Line {i:03d} of the book. Émile paid 5 €." for i in range(2
 def test_short_document_is_kept_whole() -> None:
     cut = truncate_to_budget("A short book.", 100, "middle")
     assert cut.text == "A short book." and not cut.truncated
-    assert cut.as_metadata() == {
+    record = cut.as_metadata()
+    assert record == {
         "truncated": False,
         "kept_tokens": count_tokens("A short book."),
         "dropped_tokens": 0,
         "policy": "middle",
     }
+    assert list(record) == ["truncated", "kept_tokens", "dropped_tokens", "policy"]
 
 
 def test_first_keeps_the_beginning() -> None:

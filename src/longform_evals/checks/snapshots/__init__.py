@@ -27,7 +27,13 @@ Values are rounded to 6 decimals (NaN and infinities are stored as the strings "
 """
 
 from longform_evals.checks.snapshots.comparison import Change, Comparison, changes, compare, update
-from longform_evals.checks.snapshots.run import COMMAND, REPLAYED, metric_values, snapshot_values
+from longform_evals.checks.snapshots.run import (
+    COMMAND,
+    REPLAYED,
+    metric_values,
+    snapshot_log,
+    snapshot_values,
+)
 from longform_evals.checks.snapshots.store import (
     SNAPSHOT_FOLDER,
     TOLERANCE,
@@ -71,6 +77,7 @@ __all__ = [
     "missing_modules",
     "read_snapshot",
     "snapshot_dir",
+    "snapshot_log",
     "snapshot_path",
     "snapshot_values",
     "spec",

@@ -17,6 +17,7 @@ from inspect_ai.model import Model, get_model
 from longform_evals.checks.judge import RECORDED_JUDGE, JudgeChoice, judge_model, using_judge
 from longform_evals.checks.snapshots.store import SnapshotError, SnapshotRunError, Value, rounded
 from longform_evals.checks.snapshots.table import missing_modules, spec
+from longform_evals.scorers.scorer_table import figure_address
 
 COMMAND = "longform snapshot"
 """The command that compares and updates snapshots (`cli/snapshot.py`)."""
@@ -25,7 +26,7 @@ REPLAYED = JudgeChoice()
 
 
 def snapshot_values(name: str, judge: JudgeChoice = REPLAYED) -> dict[str, Value]:
-    """The metric values task `name` gives now, as `{"<scorer>/<score>/<metric>": value}`
+    """The metric values task `name` gives now, as `{"<scorer>/<value>/<metric>": value}`
     sorted by key (e.g. `"rouge/rougeL/mean"`).
 
     Args:
@@ -39,6 +40,12 @@ def snapshot_values(name: str, judge: JudgeChoice = REPLAYED) -> dict[str, Value
             replayed judge, the prompt the recording has no answer for).
         SnapshotError: when a module the task needs is missing.
     """
+    return metric_values(snapshot_log(name, judge))
+
+
+def snapshot_log(name: str, judge: JudgeChoice = REPLAYED) -> EvalLog:
+    """The finished log of task `name` on its snapshot fixture (what
+    :func:`snapshot_values` reads; arguments and errors as there)."""
     entry = spec(name)
     missing = missing_modules(name)
     if missing:
@@ -76,7 +83,7 @@ def snapshot_values(name: str, judge: JudgeChoice = REPLAYED) -> dict[str, Value
             )
     if log.status != "success":
         raise SnapshotRunError(_failure(name, log, judge))
-    return metric_values(log)
+    return log
 
 
 @contextmanager
@@ -106,14 +113,18 @@ def _failure(name: str, log: EvalLog, judge: JudgeChoice) -> str:
 
 
 def metric_values(log: EvalLog) -> dict[str, Value]:
-    """Every metric of a finished log as `{"<scorer>/<score>/<metric>": rounded value}`,
-    sorted (the scorer's name first: several scorers report `scored`, `empty_summary`, ...)."""
+    """Every metric of a finished log as `{"<scorer>/<value>/<metric>": rounded value}`,
+    sorted (the scorer's name first: several scorers report `scored`, `empty_summary`, ...):
+    each result by what it is a figure of (`figure_address`, as every surface reads it:
+    `rouge/scored/count`, `faithfulness/max_mean/bacc_avg`), whichever entry of the results
+    Inspect logged it in."""
     if log.results is None:
         raise SnapshotRunError("the log has no results")
     values: dict[str, Value] = {}
     for score in log.results.scores:
         for metric_name, metric in score.metrics.items():
-            key = f"{score.scorer}/{score.name}/{metric_name}"
+            value_key, figure = figure_address(score.name, metric_name, metric)
+            key = f"{score.scorer}/{value_key}/{figure}"
             if key in values:
                 raise SnapshotRunError(f"two scores report {key!r}")
             values[key] = rounded(metric.value)

@@ -377,14 +377,7 @@ def load_booookscore_annotations(
             sample = _book_sample(record, book, system, where, on_missing_span, skipped)
             if sample is not None:
                 samples.append(sample)
-    return JudgeLabelSet(
-        kind="coherence",
-        format="booookscore",
-        source=str(path),
-        samples=samples,
-        skipped=skipped,
-        annotators=[ANNOTATOR],
-    )
+    return JudgeLabelSet.of("booookscore", path, samples, skipped, [ANNOTATOR])
 
 
 def _any_flag(flags: dict[str, list[int | None]], n: int) -> list[bool | None]:

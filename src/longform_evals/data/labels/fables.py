@@ -260,11 +260,4 @@ def load_fables(
                     labels=PeoplesLabels({ANNOTATOR: flags}, unit_types=types, unit_notes=notes),
                 )
             )
-    return JudgeLabelSet(
-        kind="faithfulness",
-        format="fables",
-        source=str(path),
-        samples=samples,
-        skipped=skipped,
-        annotators=[ANNOTATOR],
-    )
+    return JudgeLabelSet.of("fables", path, samples, skipped, [ANNOTATOR])

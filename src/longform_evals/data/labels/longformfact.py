@@ -106,11 +106,4 @@ def longformfact_label_set(
                 labels=PeoplesLabels({LONGFORMFACT_ANNOTATOR: flags}, summary_flags=summary_flags),
             )
         )
-    return JudgeLabelSet(
-        kind="faithfulness",
-        format="longformfact",
-        source=source,
-        samples=out,
-        skipped=list(skipped),
-        annotators=[LONGFORMFACT_ANNOTATOR],
-    )
+    return JudgeLabelSet.of("longformfact", source, out, skipped, [LONGFORMFACT_ANNOTATOR])

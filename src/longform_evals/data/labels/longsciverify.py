@@ -422,14 +422,7 @@ def load_longsciverify(path: str | Path, *, subset: str | None = None) -> JudgeL
         samples.extend(got)
         annotators.extend(r for r in reviewers if r not in annotators)
     _check_unique(samples, folder)
-    return JudgeLabelSet(
-        kind="faithfulness",
-        format="longsciverify",
-        source=str(path),
-        samples=samples,
-        skipped=skipped,
-        annotators=annotators,
-    )
+    return JudgeLabelSet.of("longsciverify", path, samples, skipped, annotators)
 
 
 def _check_unique(samples: list[Sample], folder: Path) -> None:

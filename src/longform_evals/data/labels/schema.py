@@ -134,6 +134,21 @@ class JudgeLabelSet:
     skipped: list[Skipped]
     annotators: list[str]
 
+    @classmethod
+    def of(
+        cls,
+        format: Format,
+        path: str | Path,
+        samples: Sequence[Sample],
+        skipped: Sequence[Skipped],
+        annotators: Sequence[str],
+    ) -> JudgeLabelSet:
+        """A loader's result: the kind follows from the format (:data:`FORMAT_KINDS`), so a
+        loader cannot pair the two wrongly, and the source is the path it was given."""
+        return cls(
+            FORMAT_KINDS[format], format, str(path), list(samples), list(skipped), list(annotators)
+        )
+
     def __post_init__(self) -> None:
         if self.kind not in get_args(Kind):
             raise ValueError(f"kind must be 'coherence' or 'faithfulness', not {self.kind!r}")

@@ -35,9 +35,9 @@ from longform_evals.judges.coherence.probe import (
     PROBE_BY_NAME,
     PROBE_TEMPLATES,
     PROBES,
+    Prober,
     ProbeSettings,
     ProbeThreshold,
-    probe_sentence,
     probe_signal,
 )
 from longform_evals.models.fan_out import fan_out
@@ -170,14 +170,8 @@ async def fitted_summary(
 
     The probes are asked with the prompt the weights were fitted on, whatever `settings` says.
     """
-    settings = replace(settings, template=fitted.probe_template)
-    asked = fitted_asked(fitted)
-    results = await fan_out(
-        *[
-            probe_sentence(model, sentences, i, settings, only_enabled=asked)
-            for i in range(len(sentences))
-        ]
-    )
+    prober = Prober(model, replace(settings, template=fitted.probe_template), fitted_asked(fitted))
+    results = await fan_out(*[prober.sentence(sentences, i) for i in range(len(sentences))])
     text = sentence_features(sentences)
     verdicts = [
         fitted_verdict(i, sentences[i], p_yes, text[i], fitted)

@@ -106,7 +106,7 @@ class ProbeSettings:
     template: str = "probe"
     readings: bool = False
     """`probe_summary` also probes each sentence's readings and keeps the most confusing
-    answer (`probe_readings`); calibration and the fitted judge probe sentences as written."""
+    answer (`Prober.readings`); calibration and the fitted judge probe sentences as written."""
 
     def __post_init__(self) -> None:
         if self.template not in PROBE_TEMPLATES:
@@ -194,49 +194,6 @@ def probes_at(index: int, only_enabled: dict[str, ProbeThreshold] | None = None)
     ]
 
 
-async def probe_sentence(
-    model: Model,
-    sentences: list[str],
-    index: int,
-    settings: ProbeSettings,
-    only_enabled: dict[str, ProbeThreshold] | None = None,
-    sources: Counter[str] | None = None,
-) -> tuple[dict[str, float | None], int]:
-    """P(yes) of every probe asked about one sentence (None: unreadable), and the calls made.
-
-    `only_enabled`: ask only the probes these thresholds switch on, all the verdict reads (the
-    scorer does; calibration passes None to read every probe). `sources` counts how each
-    answer was read (`yes_no.reading_source`).
-    """
-    if settings.layout == "joint":
-        return await _probe_sentence_joint(model, sentences, index, settings)
-    asked = probes_at(index, only_enabled)
-    frame = load_prompt("booookscore", settings.template, settings.prompts_dir)
-    earlier = " ".join(sentences[:index]) or _NO_EARLIER_TEXT
-    config = GenerateConfig(
-        temperature=0.0, max_tokens=1, logprobs=True, top_logprobs=settings.top_logprobs
-    )
-    prompts = [
-        frame.render(
-            earlier=as_data(earlier),
-            sentence=as_data(sentences[index]),
-            question=load_prompt("booookscore_probes", p.name, settings.prompts_dir).text,
-        )
-        for p in asked
-    ]
-    BOARD.plan(JUDGE_PHASE, len(prompts))
-    outputs = await fan_out(
-        *[
-            generate(model, prompt, config, step=JUDGE, cache=settings.cache, progress=JUDGE_PHASE)
-            for prompt in prompts
-        ]
-    )
-    answers = {p.name: p_yes_from_output(o) for p, o in zip(asked, outputs, strict=True)}
-    if sources is not None:
-        sources.update(reading_source(o) for o in outputs)
-    return answers, len(outputs)
-
-
 @dataclass(frozen=True)
 class ReadProbes:
     """A sentence's probe answers, the most confusing over the sentence and its readings."""
@@ -250,39 +207,106 @@ class ReadProbes:
     """The reading whose answers were more confusing than the sentence's, if any."""
 
 
-async def probe_readings(
-    model: Model,
-    sentences: list[str],
-    index: int,
-    settings: ProbeSettings,
-    only_enabled: dict[str, ProbeThreshold] | None = None,
-    sources: Counter[str] | None = None,
-) -> ReadProbes:
-    """Probe a sentence, then its readings (the sentence without its suspect pieces,
-    `statement_parts.sentence_readings`) one by one in its place after
-    the same earlier text, and keep, per probe, the answer that signals the most confusion.
+@dataclass(frozen=True)
+class Prober:
+    """How a summary's sentences are probed: the judge, its settings, which probes it is asked
+    and where its answers' readings are counted.
 
-    A note to the judge can only make a confusing sentence look clear; a reading without it
-    shows the confusion again, and its answers are kept. The verdict is "confused" once any
-    enabled probe of any reading flags, so the readings stop there (a sentence flagged as
-    written costs no extra call). An unreadable answer leaves that probe unreadable.
+    `only_enabled`: ask only the probes these thresholds switch on, all the verdict reads (the
+    scorer does; calibration passes None to read every probe). `sources` counts how each
+    answer was read (`yes_no.reading_source`).
     """
-    thresholds = only_enabled or {p.name: ProbeThreshold(0.5) for p in PROBES}
-    texts = [sentences[index], *sentence_readings(sentences, index)]
-    answers: list[dict[str, float | None]] = []
-    calls = 0
-    for text in texts:
-        p_yes, n = await probe_sentence(
-            model, [*sentences[:index], text], index, settings, only_enabled, sources
+
+    model: Model
+    settings: ProbeSettings
+    only_enabled: dict[str, ProbeThreshold] | None = None
+    sources: Counter[str] | None = None
+
+    async def sentence(
+        self, sentences: list[str], index: int
+    ) -> tuple[dict[str, float | None], int]:
+        """P(yes) of every probe asked about sentence `index` (None: unreadable), and the calls
+        made."""
+        model, settings = self.model, self.settings
+        if settings.layout == "joint":
+            return await self._joint(sentences, index)
+        asked = probes_at(index, self.only_enabled)
+        frame = load_prompt("booookscore", settings.template, settings.prompts_dir)
+        earlier = " ".join(sentences[:index]) or _NO_EARLIER_TEXT
+        config = GenerateConfig(
+            temperature=0.0, max_tokens=1, logprobs=True, top_logprobs=settings.top_logprobs
         )
-        answers.append(p_yes)
-        calls += n
-        if _peak(p_yes, thresholds) >= 0.5 or any(v is None for v in p_yes.values()):
-            break  # flagged (or unreadable): no reading can make the verdict clearer
-    peaks = [_peak(a, thresholds) for a in answers]
-    best = max(range(len(answers)), key=lambda k: peaks[k])
-    more = texts[best] if best and peaks[best] > peaks[0] else None
-    return ReadProbes(_most_confusing(answers), calls, texts[1 : len(answers)], more)
+        prompts = [
+            frame.render(
+                earlier=as_data(earlier),
+                sentence=as_data(sentences[index]),
+                question=load_prompt("booookscore_probes", p.name, settings.prompts_dir).text,
+            )
+            for p in asked
+        ]
+        BOARD.plan(JUDGE_PHASE, len(prompts))
+        outputs = await fan_out(
+            *[
+                generate(
+                    model, prompt, config, step=JUDGE, cache=settings.cache, progress=JUDGE_PHASE
+                )
+                for prompt in prompts
+            ]
+        )
+        answers = {p.name: p_yes_from_output(o) for p, o in zip(asked, outputs, strict=True)}
+        if self.sources is not None:
+            self.sources.update(reading_source(o) for o in outputs)
+        return answers, len(outputs)
+
+    async def readings(self, sentences: list[str], index: int) -> ReadProbes:
+        """Probe sentence `index`, then its readings (the sentence without its suspect pieces,
+        `statement_parts.sentence_readings`) one by one in its place after the same earlier
+        text, and keep, per probe, the answer that signals the most confusion.
+
+        A note to the judge can only make a confusing sentence look clear; a reading without
+        it shows the confusion again, and its answers are kept. The verdict is "confused" once
+        any enabled probe of any reading flags, so the readings stop there (a sentence flagged
+        as written costs no extra call). An unreadable answer leaves that probe unreadable.
+        """
+        thresholds = self.only_enabled or {p.name: ProbeThreshold(0.5) for p in PROBES}
+        texts = [sentences[index], *sentence_readings(sentences, index)]
+        answers: list[dict[str, float | None]] = []
+        calls = 0
+        for text in texts:
+            p_yes, n = await self.sentence([*sentences[:index], text], index)
+            answers.append(p_yes)
+            calls += n
+            if _peak(p_yes, thresholds) >= 0.5 or any(v is None for v in p_yes.values()):
+                break  # flagged (or unreadable): no reading can make the verdict clearer
+        peaks = [_peak(a, thresholds) for a in answers]
+        best = max(range(len(answers)), key=lambda k: peaks[k])
+        more = texts[best] if best and peaks[best] > peaks[0] else None
+        return ReadProbes(_most_confusing(answers), calls, texts[1 : len(answers)], more)
+
+    async def _joint(self, sentences: list[str], index: int) -> tuple[dict[str, float | None], int]:
+        """The `joint` layout: every probe of :data:`JOINT_ORDER` from one call (module
+        docstring).
+
+        The question list is the same for every sentence, the first included, so all prompts
+        of a summary share it; the first sentence's answers to questions about earlier text
+        are dropped.
+        """
+        names = JOINT_ORDER
+        prompt = joint_prompt(sentences, index, names, self.settings.prompts_dir)
+        config = GenerateConfig(
+            temperature=0.0,
+            max_tokens=2 * len(names) + 4,
+            logprobs=True,
+            top_logprobs=self.settings.top_logprobs,
+        )
+        BOARD.plan(JUDGE_PHASE, 1)
+        output = await generate(
+            self.model, prompt, config, step=JUDGE, cache=self.settings.cache, progress=JUDGE_PHASE
+        )
+        answers = dict(zip(names, p_yes_at_answers(output, len(names)), strict=True))
+        if index == 0:
+            answers = {n: p for n, p in answers.items() if not PROBE_BY_NAME[n].needs_earlier}
+        return answers, 1
 
 
 def _most_confusing(answers: list[dict[str, float | None]]) -> dict[str, float | None]:
@@ -323,36 +347,6 @@ def joint_prompt(
     )
     lines = "\n".join(as_data(s) for s in sentences[: index + 1])
     return frame.render(questions=questions, lines=lines)
-
-
-async def _probe_sentence_joint(
-    model: Model,
-    sentences: list[str],
-    index: int,
-    settings: ProbeSettings,
-) -> tuple[dict[str, float | None], int]:
-    """The `joint` layout: every probe of :data:`JOINT_ORDER` from one call (module docstring).
-
-    The question list is the same for every sentence, the first included, so all prompts of
-    a summary share it; the first sentence's answers to questions about earlier text are
-    dropped.
-    """
-    names = JOINT_ORDER
-    prompt = joint_prompt(sentences, index, names, settings.prompts_dir)
-    config = GenerateConfig(
-        temperature=0.0,
-        max_tokens=2 * len(names) + 4,
-        logprobs=True,
-        top_logprobs=settings.top_logprobs,
-    )
-    BOARD.plan(JUDGE_PHASE, 1)
-    output = await generate(
-        model, prompt, config, step=JUDGE, cache=settings.cache, progress=JUDGE_PHASE
-    )
-    answers = dict(zip(names, p_yes_at_answers(output, len(names)), strict=True))
-    if index == 0:
-        answers = {n: p for n, p in answers.items() if not PROBE_BY_NAME[n].needs_earlier}
-    return answers, 1
 
 
 def verdict_from_probes(
@@ -429,9 +423,10 @@ async def probe_summary(
     read_from: list[Counter[str]] = [Counter() for _ in sentences]
 
     async def one(i: int) -> ReadProbes:
+        prober = Prober(model, settings, thresholds, read_from[i])
         if settings.readings:
-            return await probe_readings(model, sentences, i, settings, thresholds, read_from[i])
-        p_yes, calls = await probe_sentence(model, sentences, i, settings, thresholds, read_from[i])
+            return await prober.readings(sentences, i)
+        p_yes, calls = await prober.sentence(sentences, i)
         return ReadProbes(p_yes, calls, [], None)
 
     results = await fan_out(*[one(i) for i in range(len(sentences))])

@@ -254,15 +254,17 @@ class FaithfulnessJudging:
     @classmethod
     def build(
         cls,
-        judge: str = "llm",
-        doc_merge: Merge = "max",
-        sentence_merge: Merge = "mean",
-        chunking: str | None = None,
-        include_full: bool = False,
-        threshold: float | None = None,
-        judge_options: JudgeOptions | Mapping[str, Any] | None = None,
+        judge: str,
+        doc_merge: Merge,
+        sentence_merge: Merge,
+        chunking: str | None,
+        include_full: bool,
+        threshold: float | None,
+        judge_options: JudgeOptions | Mapping[str, Any] | None,
     ) -> FaithfulnessJudging:
-        """The configuration of the factory's arguments, checked (see :func:`faithfulness`)."""
+        """The configuration of the scorer's arguments, checked. Every one is given: their
+        defaults are the scorer's (`longform_evals.scorers.faithfulness.faithfulness`), which
+        also says what each means."""
         _check_options(judge, doc_merge, sentence_merge, chunking)
         options = JudgeOptions.of(judge_options)
         return cls(
@@ -495,7 +497,8 @@ class FaithfulnessJudging:
         )
         unread = sum(1 for row in judged.unit_rows for j in row if j.asked and j.value is None)
         total = sum(j.asked for row in judged.unit_rows for j in row)
-        if judge.setup.calibration.source == "uncalibrated":
+        if judge.setup.calibration.source == "uncalibrated" and self.threshold is None:
+            # (a threshold given is the user's choice, not a default: nothing to say)
             announce_uncalibrated(judge.setup.name, "faithfulness", "uncalibrated")
         note_readings(judge.setup.name, "faithfulness", total - unread, unread)
         return Score(

@@ -59,6 +59,7 @@ from longform_evals.judges.yes_no import read_yes_no
 from longform_evals.models.calls import generate
 from longform_evals.models.fan_out import fan_out
 from longform_evals.models.grader import GRADER_ROLE, grader_model
+from longform_evals.models.quiet_loading import quiet_loading
 from longform_evals.text import TokenizerLike, get_tokenizer
 
 if TYPE_CHECKING:
@@ -154,8 +155,9 @@ def _load(path: str, kind: LocalKind, device: str) -> _Loaded:
             else transformers.AutoModelForSequenceClassification
         )
         try:
-            tokenizer = transformers.AutoTokenizer.from_pretrained(path, local_files_only=True)
-            model = auto.from_pretrained(path, local_files_only=True)
+            with quiet_loading():
+                tokenizer = transformers.AutoTokenizer.from_pretrained(path, local_files_only=True)
+                model = auto.from_pretrained(path, local_files_only=True)
         except (OSError, ValueError) as err:
             raise MiniCheckModelNotFoundError(
                 f"MiniCheck model {path!r} ({kind}) could not be loaded from local files: the "

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Literal, TypeAlias
 
 from longform_evals.text import Tokenizer, TokenizerLike, get_tokenizer
@@ -44,13 +44,8 @@ class Truncated:
     policy: str
 
     def as_metadata(self) -> dict[str, object]:
-        """The record kept in the sample metadata."""
-        return {
-            "truncated": self.truncated,
-            "kept_tokens": self.kept_tokens,
-            "dropped_tokens": self.dropped_tokens,
-            "policy": self.policy,
-        }
+        """The record kept in the sample metadata: every field but the text."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "text"}
 
 
 def _head(tok: Tokenizer, ids: list[int], n: int) -> tuple[str, int]:
