@@ -72,7 +72,9 @@ def data_text(data: dict[str, Any]) -> str:
     else:
         where = "data not recorded"
     items = data.get("items")
-    return f"{where}, {items} items" if isinstance(items, int) else where
+    if not isinstance(items, int):
+        return where
+    return f"{where}, {items} item{'' if items == 1 else 's'}"
 
 
 def column_text(rows: Sequence[Row]) -> str:
