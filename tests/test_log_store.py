@@ -186,3 +186,31 @@ def test_tilde_in_paths_and_file_urls(tmp_path: Path, monkeypatch: pytest.Monkey
     assert resolve("s3://bucket/~/logs") == "s3://bucket/~/logs"
     with pytest.raises(StoreError, match="cannot resolve ~no-such-user-49/x"):
         resolve("~no-such-user-49/x")
+
+
+def test_an_object_replaced_while_read_is_read_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """s3fs raises `FileExpired` (EBUSY) when another process replaced the object between
+    opening and reading it (a claim's heartbeat): the read is made again, up to a limit."""
+    import errno
+
+    from fsspec.implementations.memory import MemoryFileSystem
+
+    from longform_evals import log_store
+
+    class Replaced(MemoryFileSystem):
+        expiries = 0
+
+        def _open(self, path: str, mode: str = "rb", **kwargs: object) -> object:
+            if Replaced.expiries:
+                Replaced.expiries -= 1
+                raise OSError(errno.EBUSY, f"The remote file {path} no longer exists.")
+            return super()._open(path, mode, **kwargs)
+
+    fs = Replaced()
+    fs.pipe("/bucket/cell/000001.claim", b'{"heartbeat": 2}')
+    monkeypatch.setattr(log_store, "_fs", lambda location: (fs, "/bucket/cell/000001.claim"))
+    Replaced.expiries = 2
+    assert log_store.read_text("s3://bucket/cell/000001.claim") == '{"heartbeat": 2}'
+    Replaced.expiries = 5  # replaced at every read: a clear error, not a wrong answer
+    with pytest.raises(log_store.StoreError, match=r"cannot read s3://bucket/cell/000001\.claim"):
+        log_store.read_text("s3://bucket/cell/000001.claim")

@@ -154,19 +154,32 @@ def list_names(location: str) -> list[str]:
     return sorted(n for n in names if n)
 
 
+_REPLACED_TRIES = 3
+"""Reads of a store object that another process replaces while it is read (s3fs's
+`FileExpired`, an `OSError` with `EBUSY`: the object changed between opening and reading)."""
+
+
 def read_text(location: str) -> str | None:
-    """The text of the file at ``location``; None when there is none."""
+    """The text of the file at ``location``; None when there is none. An object replaced
+    while it was read (another process rewrote it whole: a claim's heartbeat) is read again,
+    so the reader sees one whole version, the newer."""
     fs, path = _fs(location)
-    try:
-        with fs.open(path, "rb") as f:
-            data: bytes = f.read()
-    except FileNotFoundError:
-        return None
-    except IsADirectoryError as e:
-        raise StoreError(f"{location} is a folder, not a file") from e
-    except Exception as e:
-        raise StoreError(f"cannot read {location}: {_gist(e)}") from e
-    return data.decode("utf-8")
+    for attempt in range(_REPLACED_TRIES):
+        try:
+            with fs.open(path, "rb") as f:
+                data: bytes = f.read()
+            return data.decode("utf-8")
+        except FileNotFoundError:
+            return None
+        except IsADirectoryError as e:
+            raise StoreError(f"{location} is a folder, not a file") from e
+        except OSError as e:
+            if e.errno != errno.EBUSY or attempt == _REPLACED_TRIES - 1:
+                raise StoreError(f"cannot read {location}: {_gist(e)}") from e
+            fs.invalidate_cache(path)
+        except Exception as e:
+            raise StoreError(f"cannot read {location}: {_gist(e)}") from e
+    raise AssertionError("unreachable: the last try returns or raises")
 
 
 def write_text(location: str, text: str) -> None:
