@@ -128,13 +128,18 @@ def _chromium(*args: str, profile: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_the_page_in_chromium_opens_with_the_overview(card_folder: str, tmp_path: Path) -> None:
+def _written_page(tmp_path: Path) -> Path:
+    """The page `longform leaderboard` writes from the scripted logs (skips without Chromium)."""
     if CHROMIUM is None:
         pytest.skip("no chromium browser on this machine (Debian package `chromium`)")
     logs = tmp_path / "logs"
     _make_logs(logs)
     board = build_leaderboard(logs)
-    page = Path(next(p for p in write_all(board, tmp_path / "out", logs) if p.endswith(".html")))
+    return Path(next(p for p in write_all(board, tmp_path / "out", logs) if p.endswith(".html")))
+
+
+def test_the_page_in_chromium_opens_with_the_overview(card_folder: str, tmp_path: Path) -> None:
+    page = _written_page(tmp_path)
     text = page.read_text(encoding="utf-8")
     assert f'href="#judge-card-{card_folder}"' in text and f'id="judge-card-{card_folder}"' in text
     assert "gamma" in text and "not run" in text
@@ -192,12 +197,7 @@ class _Body(HTMLParser):
 def test_the_first_screen_names_the_run_and_no_column_runs_off_it(
     card_folder: str, tmp_path: Path
 ) -> None:
-    if CHROMIUM is None:
-        pytest.skip("no chromium browser on this machine (Debian package `chromium`)")
-    logs = tmp_path / "logs"
-    _make_logs(logs)
-    board = build_leaderboard(logs)
-    page = Path(next(p for p in write_all(board, tmp_path / "out", logs) if p.endswith(".html")))
+    page = _written_page(tmp_path)
     text = page.read_text(encoding="utf-8")
     measured = tmp_path / "measured.html"
     measured.write_text(text.replace("</body>", _MEASURE + "</body>"), encoding="utf-8")
