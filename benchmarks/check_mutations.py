@@ -75,12 +75,12 @@ MUTATIONS = [
         "a calibrated probe threshold inverted (flag below it instead of at or above)",
     ),
     Mutation(
-        "splitter_merges_sentences",
+        "splitter_never_breaks",
         "text/sentences.py",
-        'if len(word) == 1 and word.isupper() and word != "I":',
-        'if word[:1].isupper() and word != "I":',
-        "the sentence splitter takes any capitalised word before a full stop for an initial, "
-        "merging a sentence that ends in a name with the next",
+        "return _breaks_at(text)",
+        "return False",
+        "the sentence splitter reads every Punkt decision as 'no break' at a full stop, "
+        "merging a summary's sentences",
     ),
     Mutation(
         "permissive_prompt_for_lr1",

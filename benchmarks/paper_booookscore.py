@@ -69,9 +69,10 @@ from inspect_ai.model import Model, get_model
 from longform_evals.judges.coherence.demonstrations import numbered_lines
 from longform_evals.judges.coherence.paper import SentenceVerdict
 from longform_evals.judges.injection import as_data
-from longform_evals.judges.text_check import check_text
+from longform_evals.judges.text_check import check_text, has_word
 from longform_evals.scorers.booookscore import RepeatedSentences, booookscore_values
 from longform_evals.scorers.results import result_values
+from longform_evals.text import sentence_spans
 
 if TYPE_CHECKING:
     import reference_env
@@ -286,9 +287,10 @@ def treatments(released: Released, books: list[str]) -> dict[str, list[str]]:
 
 
 def spans(text: str, pieces: Iterable[str]) -> list[Span]:
-    """Offsets of `pieces`, each found in `text` after the previous one."""
+    """Offsets of `pieces` without their surrounding whitespace (sent_tokenize keeps a text's
+    leading whitespace on its first sentence), each found in `text` after the previous one."""
     found, at = [], 0
-    for piece in pieces:
+    for piece in map(str.strip, pieces):
         start = text.find(piece, at)
         if start < 0:
             raise ValueError(f"{piece[:60]!r} is not in the text after offset {at}")
@@ -341,10 +343,12 @@ def suite_units(summary: str, punkt: list[str], entries: list[Entry | None]) -> 
     """The suite's judged sentences of `summary`, each with the verdict of the punkt sentence
     occurrence it is (``entries``: each punkt sentence's, None when clean), or derived from the
     punkt sentences it overlaps."""
+    # The judged sentences are the worded ones, whitespace runs made one space for the judge.
     ours = check_text(summary, judged=True).sentences
+    worded = [(a, b) for a, b in sentence_spans(summary) if has_word(summary[a:b])]
     theirs = list(zip(spans(summary, punkt), entries, strict=True))
     units = []
-    for span, sentence in zip(spans(summary, ours), ours, strict=True):
+    for span, sentence in zip(worded, ours, strict=True):
         over = [j for j, (s, _) in enumerate(theirs) if s[0] < span[1] and span[0] < s[1]]
         hits = [e for j in over if (e := theirs[j][1]) is not None]
         questions = tuple(h["questions"] for h in hits)
@@ -469,19 +473,25 @@ def score_without(
     left_out: Mapping[str, set[int]],
     rule: RepeatedSentences = "once",
 ) -> float:
-    """Mean BooookScore over books with the sentences `left_out` (by index) not judged: the
-    suite's own values (`booookscore_values`) of each book's other verdicts, as the log holds
-    them, under `rule`; books without a readable one left out."""
+    """Mean BooookScore over books with the sentences `left_out` (by index) not judged: a book
+    with none left out keeps the sentences its log counted; the others are recounted by the
+    suite's own values (`booookscore_values`) of their other verdicts, under `rule`, the judged
+    sentences telling repeats apart; books without a readable verdict left out."""
     per_book = []
     for book, sentences in found.items():
-        kept = [
-            SentenceVerdict(
-                v["index"], v["sentence"], v["parsed"], v["confused"], types=list(v["types"])
-            )
-            for v in sentences
-            if v["index"] not in left_out[book]
-        ]
-        value = booookscore_values(kept, 0, rule)["booookscore"]
+        if left_out[book]:
+            kept = [
+                SentenceVerdict(
+                    v["index"], v["sentence"], v["parsed"], v["confused"], types=list(v["types"])
+                )
+                for v in sentences
+                if v["index"] not in left_out[book]
+            ]
+            value = booookscore_values(kept, 0, rule)["booookscore"]
+        else:
+            read = [v for v in sentences if v["counted"] and v["parsed"]]
+            clean = sum(1 for v in read if not v["confused"])
+            value = 100.0 * clean / len(read) if read else math.nan
         if not math.isnan(value):
             per_book.append(value)
     return float(np.mean(per_book))

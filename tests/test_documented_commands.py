@@ -321,6 +321,20 @@ def _refused_both(outcome: Outcome) -> None:
     assert len(rows) == 3 and all("refused:" in row for row in rows[1:]), outcome.output
 
 
+def _splitters_compared(outcome: Outcome) -> None:
+    """The speed table has the baseline first and the suite's splitter cutting every summary
+    as sent_tokenize does; the 1 MB summary is refused before judging."""
+    rows = [line for line in outcome.output.splitlines() if line.startswith("| ")]
+    assert rows[1].startswith("| before (rules) |"), outcome.output
+    after = [row for row in rows if row.startswith("| after, ")]
+    assert len(after) == 2, outcome.output
+    for row in after:
+        cut_alike = row.rstrip(" |").rsplit("| ", 1)[1]  # "380 of 380"
+        same, total = cut_alike.split(" of ")
+        assert same == total, outcome.output
+    assert "refused before judging: the text:" in outcome.output, outcome.output
+
+
 def _scored_then_refused(outcome: Outcome) -> None:
     rows = [
         line for line in outcome.output.splitlines() if line.startswith("| ") and "|---" not in line
@@ -435,6 +449,11 @@ PLAN: dict[str, Run | NotRun] = {
         note="11 MB instead of 50: still over the 10,000,000-character limit, in a fifth of "
         "the time",
         check=_refused_both,
+    ),
+    "python benchmarks/sentence_speed.py": Run(
+        swaps=(("benchmarks/sentence_speed.py", "benchmarks/sentence_speed.py --repeats 1"),),
+        note="one pass per splitter instead of the best of five",
+        check=_splitters_compared,
     ),
     "python benchmarks/work_bounds.py": Run(
         swaps=(

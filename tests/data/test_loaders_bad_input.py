@@ -466,7 +466,7 @@ def _booookscore(summary: str = SUMMARY, span: str = "counted ships") -> dict[st
     return {"summary": summary, "singles": [single], "relations": []}
 
 
-def _reviewer_csv(summary: str = "a b. c d.", sent_2: str = "1") -> str:
+def _reviewer_csv(summary: str = "the ab. the cd.", sent_2: str = "1") -> str:
     header = ["id", "gencomparesumabs", "dancersum", "section_conditional"]
     cells = ["0806.4325", summary, "e f.", "g h."]
     for k in (1, 2, 3):

@@ -15,7 +15,6 @@ from longform_evals.data.longformfact import (
     load_longformfact,
     load_longformfact_remote,
     load_longformfact_with_report,
-    simple_split,
 )
 
 DOCS = ["The council met on Monday. It approved the budget.", "The mayor spoke last."]
@@ -90,14 +89,14 @@ def test_sentence_level_aligned_with_split_sentences(tmp_path: Path) -> None:
         "It approved the budget.",
         "The mayor spoke.",
     ]
-    assert meta["sentence_split"] == "split_sentences"
     assert meta["ranking"] == [1, 0]
     assert meta["model"] is None
     assert report.loaded == {"longeval_pubmed": 1}
-    assert report.n_skipped == 0 and report.simple_split == 0
+    assert report.n_skipped == 0
 
 
-def test_lower_case_summary_uses_the_simple_split(tmp_path: Path) -> None:
+def test_lower_case_summary_is_split_as_the_labels_were(tmp_path: Path) -> None:
+    # NLTK's Punkt (the labels' splitter) ends sentences before lower-case words too.
     record = sentence_record(
         summary="pet / ct stages lymphoma. however, its role is limited. we report a case.",
         faithfulness=[0, 1, 1],
@@ -110,8 +109,7 @@ def test_lower_case_summary_uses_the_simple_split(tmp_path: Path) -> None:
         "however, its role is limited.",
         "we report a case.",
     ]
-    assert meta["sentence_split"] == "simple"
-    assert report.simple_split == 1
+    assert report.n_skipped == 0
 
 
 def test_misaligned_sentences_raise_naming_file_line_and_counts(tmp_path: Path) -> None:
@@ -121,8 +119,8 @@ def test_misaligned_sentences_raise_naming_file_line_and_counts(tmp_path: Path) 
         load_longformfact(path)
     message = str(info.value)
     assert f"{path}:2" in message
-    assert "2 sentence labels" in message
-    assert "split_sentences gives 3" in message and "simple split 3" in message
+    assert "2 sentence labels, but the summary has 3 sentences" in message
+    assert "sent_tokenize" in message
 
 
 def test_misaligned_sentences_skipped_and_counted(tmp_path: Path) -> None:
@@ -231,12 +229,6 @@ def test_missing_source(tmp_path: Path) -> None:
         load_longformfact(tmp_path)
 
 
-def test_simple_split() -> None:
-    assert simple_split("a b. c d?  e!\nf") == ["a b.", "c d?", "e!", "f"]
-    assert simple_split("  ") == []
-    assert simple_split("3.14 is pi. yes") == ["3.14 is pi.", "yes"]
-
-
 def test_remote_loader_downloads_once_into_the_cache(tmp_path: Path) -> None:
     # A file:// template exercises the download and cache without any network access.
     published = tmp_path / "published"
@@ -279,12 +271,6 @@ def test_shared_examples_all_align(shared_data: Path) -> None:
         "longeval_squality": 2,
         "longeval_pubmed": 2,
     }
-    # The lower-case PubMed summaries need the simple split; SQuALITY needs split_sentences
-    # (the simple split would break "the U.S. Space Patrol" in two).
-    splits = {s.id: s.metadata["sentence_split"] for s in samples if s.metadata}
-    assert report.simple_split == 2
-    assert splits["longeval_pubmed-0"] == splits["longeval_pubmed-1"] == "simple"
-    assert splits["longeval_squality-1"] == "split_sentences"
     for sample in samples:
         meta = sample.metadata
         assert meta is not None
@@ -294,6 +280,22 @@ def test_shared_examples_all_align(shared_data: Path) -> None:
         else:
             assert meta["subset"] in {"qmsum", "multinews"}
             assert meta["labels"] in (0, 1)
+
+
+@pytest.mark.parametrize("name", ["longeval_pubmed", "longeval_squality"])
+def test_every_published_sentence_labelled_record_loads(shared_data: Path, name: str) -> None:
+    # The two files in full, as published (40 records each): no record dropped by the
+    # strict default, each with one sentence per label.
+    path = shared_data / "longformfact" / "published" / f"{name}.jsonl"
+    if not path.is_file():
+        pytest.skip(f"{path} is not present")
+    samples, report = load_longformfact_with_report(path)
+    assert report.loaded == {name: 40} and report.n_skipped == 0
+    metas = [s.metadata for s in samples if s.metadata is not None]
+    assert all(len(m["summary_sentences"]) == len(m["labels"]) for m in metas)
+    # Unfaithful sentences are labelled in both: the records that the old splitter dropped held
+    # most of PubMed's.
+    assert sum(label == 0 for m in metas for label in m["labels"]) > 40
 
 
 def test_published_raw_files_load_byte_for_byte(shared_data: Path) -> None:

@@ -250,9 +250,10 @@ def test_shared_longsciverify(shared_data: Path) -> None:
 
 
 def test_shared_articles_chunk_along_their_own_sentences(shared_data: Path) -> None:
-    """The articles are lower-cased, which defeats the sentence splitter: one sentence per line
-    keeps the judge's `words:400` units near 400 words (joined with spaces, 64 of 231 ran over
-    400 and one to 1,443). Only a single sentence longer than the limit may exceed it."""
+    """The articles' own sentences, one per line and read line by line, keep the judge's
+    `words:400` units near 400 words (joined with spaces, with the rule-based splitter of
+    before, 64 of 231 ran over 400 and one to 1,443). Only a single sentence longer than the
+    limit may exceed it."""
     from longform_evals.text.documents import chunk_documents
 
     labels = load_longsciverify(shared_data / "human_labels" / "longsciverify")

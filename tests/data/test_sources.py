@@ -22,6 +22,7 @@ from inspect_ai.model import get_model
 
 from longform_evals.data import longformfact as longformfact_data
 from longform_evals.data.booksum import load_booksum_complete_hf, load_booksum_hf
+from longform_evals.data.longformfact import LoadReport
 from longform_evals.data.narrativeqa import load_narrativeqa_hf
 from longform_evals.data.quality import load_quality_hf
 from longform_evals.data.sources import (
@@ -242,11 +243,14 @@ def test_longformfact_task_passes_its_revision_down_and_records_it(
 ) -> None:
     asked: list[str | None] = []
 
-    def remote(subsets: Any, on_mismatch: str, revision: str | None) -> list[Sample]:
+    def remote(
+        subsets: Any, on_mismatch: str, revision: str | None
+    ) -> tuple[list[Sample], LoadReport]:
         asked.append(revision)
-        return [Sample(id="r", input="?", metadata={"summary": "A mill.", "documents": ["x"]})]
+        sample = Sample(id="r", input="?", metadata={"summary": "A mill.", "documents": ["x"]})
+        return [sample], LoadReport(loaded={"qmsum": 1})
 
-    monkeypatch.setattr(longformfact_task, "load_longformfact_remote", remote)
+    monkeypatch.setattr(longformfact_task, "load_longformfact_remote_with_report", remote)
     task = longformfact(revision=COMMIT)
     assert asked == [COMMIT]
     assert task.metadata == {
@@ -254,7 +258,13 @@ def test_longformfact_task_passes_its_revision_down_and_records_it(
             "dataset": "meetdavidwan/longformfact",
             "revision": COMMIT,
             "revision_is_commit": True,
-        }
+        },
+        "records": {
+            "loaded": 1,
+            "loaded_by_subset": {"qmsum": 1},
+            "skipped": 0,
+            "skipped_records": [],
+        },
     }
 
 

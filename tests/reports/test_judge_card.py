@@ -128,7 +128,7 @@ def test_the_card_is_written_with_the_log_s_own_figures(coherence_run: Path) -> 
     assert data["annotators"] == ["annotators"]
     assert card["log"] == _only_log(coherence_run).name
     assert card["date"] == log.eval.created[:10]
-    assert card["task_version"] == "1.3.0"
+    assert card["task_version"] == "1.4.0"
 
     markdown = md_path.read_text(encoding="utf-8")
     assert markdown == render_markdown(card)

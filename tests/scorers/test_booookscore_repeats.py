@@ -19,6 +19,7 @@ from inspect_ai.model import get_model
 
 from helpers import OFFLINE_RULES
 from longform_evals.judges.coherence.paper import SentenceVerdict
+from longform_evals.judges.text_check import check_text
 from longform_evals.models.step_usage import step_usage
 from longform_evals.runs.estimate import variant_cost
 from longform_evals.scorers.booookscore import booookscore_values, counted_indices
@@ -119,6 +120,25 @@ def test_once_takes_the_last_readable_verdict_and_an_unread_sentence_fails_once(
     assert values["booookscore"] == 0.0 and values["parse_failure_rate"] == 0.5
     each = booookscore_values(verdicts, 4, "each")
     assert each["booookscore"] == 0.0 and each["parse_failure_rate"] == 0.75
+
+
+def test_sentences_are_told_apart_as_the_official_file_keys_them() -> None:
+    # sent_tokenize keeps a summary's leading whitespace on its first sentence, and a sentence's
+    # line breaks: the official file keys those apart from the same words elsewhere.
+    summary = f"\n\n{LAMP} {LOFT}\nShe waits. {LAMP} Piet sleeps in\nthe loft."
+    check = check_text(summary, judged=True)
+    assert check.sentences == [LAMP, LOFT, "She waits.", LAMP, LOFT]
+    loft = "Piet sleeps in\nthe loft."
+    assert check.sentence_keys == [f"\n\n{LAMP}", LOFT, "She waits.", LAMP, loft]
+    verdicts = [_verdict(i, s, i == 0) for i, s in enumerate(check.sentences)]
+    assert counted_indices(verdicts, "once") == [2, 3, 4]  # by the judged text
+    assert counted_indices(verdicts, "once", check.sentence_keys) == [0, 1, 2, 3, 4]
+    official = {k: v for k, v in zip(check.sentence_keys, verdicts, strict=True)}
+    assert booookscore_values(verdicts, 5, "once", check.sentence_keys)["booookscore"] == (
+        pytest.approx(100 * (1 - sum(v.confused for v in official.values()) / len(official)))
+    )
+    with pytest.raises(ValueError, match="2 sentence keys for 5 verdicts"):
+        counted_indices(verdicts, "once", ["a", "b"])
 
 
 def test_an_unknown_rule_is_refused() -> None:

@@ -29,23 +29,21 @@ are often null), counting skipped records too so ids never depend on loader opti
 - ``labels``: ``int`` (summary level) or ``list[int | None]`` (sentence level);
 - ``ranking``: ``list[int] | None`` (each index a position in ``documents``);
   ``model``: ``str | None``;
-- ``sentence_split``: which splitter produced ``summary_sentences`` (``"split_sentences"`` or
-  ``"simple"``, see below);
 - ``source_id``: the record's own ``id`` as a string, or None; ``source``: ``"file:line"``.
 
 Optional fields (``id``, ``subset``, ``model``, ``ranking``) that are absent, null or NaN
 count as absent: the published qmsum and multinews files write ``"id": NaN`` (pandas' missing
 value, which Python's json reads as a float) and the longeval files have no ``id`` at all.
 
-Sentence alignment: the project's :func:`~longform_evals.text.split_sentences` is tried first.
-It never splits before a lower-case word, and some subsets are all lower case (``"...
-lymphoma. however, ..."``), so when its sentence count differs from the label count a simple
-split on ``.``, ``!`` or ``?`` followed by whitespace (regardless of case) is tried. If neither
-matches, the record is an error, or is skipped and counted with ``on_mismatch="skip"``. Only
-the counts are checked; a count match does not prove the boundaries are NLTK's. A subset
-whose records are all skipped is an error all the same, since nothing of it would be
-evaluated.
-Summary-level records always use ``split_sentences`` (no label count to check against).
+Sentence alignment: the labels were made on NLTK's ``sent_tokenize`` sentences, which
+:func:`~longform_evals.text.split_sentences` gives (Punkt, English): on the published
+``longeval_pubmed`` and ``longeval_squality`` files every one of the 80 records has as many
+sentences as labels, lower-cased ones (``"... lymphoma. however, ..."``) included. A record
+whose counts still differ is an error naming the file, the line and both counts; with
+``on_mismatch="skip"`` (never the default) it is skipped and listed in the
+:class:`LoadReport`, which the ``longformfact`` task records in its log. A subset whose records
+are all skipped is an error all the same, since nothing of it would be evaluated.
+Summary-level records are split the same way (no label count to check against).
 """
 
 from __future__ import annotations
@@ -84,8 +82,8 @@ __all__ = [
     "OnMismatch",
     "load_longformfact",
     "load_longformfact_remote",
+    "load_longformfact_remote_with_report",
     "load_longformfact_with_report",
-    "simple_split",
 ]
 
 LONGFORMFACT_SUBSETS: tuple[str, ...] = (
@@ -117,21 +115,6 @@ INSTRUCTION = "Judge whether the summary is faithful to the source documents."
 OnMismatch = Literal["raise", "skip"]
 """What to do with a sentence-level record whose sentences cannot be aligned to its labels."""
 
-_SIMPLE_BOUNDARY = re.compile(r"(?<=[.!?])\s+")
-
-
-def simple_split(text: str) -> list[str]:
-    """Split ``text`` after ``.``, ``!`` or ``?`` followed by whitespace, whatever the case.
-
-    Args:
-        text: The text to split.
-
-    Returns:
-        The non-empty pieces, stripped of surrounding whitespace, in order.
-    """
-    return [piece for piece in (p.strip() for p in _SIMPLE_BOUNDARY.split(text)) if piece]
-
-
 @dataclass(frozen=True)
 class LoadReport:
     """What a load kept and skipped.
@@ -139,14 +122,11 @@ class LoadReport:
     Attributes:
         loaded: Number of samples returned, per subset (in order of first appearance).
         skipped: One line per skipped record: ``"file:line: ..."`` with the label count and
-            both sentence counts.
-        simple_split: Number of returned samples whose sentences came from the simple
-            fallback split rather than ``split_sentences``.
+            the sentence count.
     """
 
     loaded: dict[str, int] = field(default_factory=dict)
     skipped: tuple[str, ...] = ()
-    simple_split: int = 0
 
     @property
     def n_loaded(self) -> int:
@@ -157,6 +137,16 @@ class LoadReport:
     def n_skipped(self) -> int:
         """Total number of records skipped for misaligned sentences."""
         return len(self.skipped)
+
+    def as_metadata(self) -> dict[str, Any]:
+        """What a run records of its load: records loaded (in all and per subset), records
+        skipped and why (one line each)."""
+        return {
+            "loaded": self.n_loaded,
+            "loaded_by_subset": dict(self.loaded),
+            "skipped": self.n_skipped,
+            "skipped_records": list(self.skipped),
+        }
 
 
 class _Misaligned(Exception):
@@ -272,16 +262,13 @@ def _subset(record: dict[str, Any], path: Path, where: str) -> str:
     return subset
 
 
-def _align(summary: str, n_labels: int, where: str) -> tuple[list[str], str]:
+def _align(summary: str, n_labels: int, where: str) -> list[str]:
     sentences = split_sentences(summary)
     if len(sentences) == n_labels:
-        return sentences, "split_sentences"
-    fallback = simple_split(summary)
-    if len(fallback) == n_labels:
-        return fallback, "simple"
+        return sentences
     raise _Misaligned(
-        f"{where}: {n_labels} sentence labels, but split_sentences gives {len(sentences)} "
-        f"sentences and the simple split {len(fallback)}"
+        f"{where}: {n_labels} sentence labels, but the summary has {len(sentences)} sentences "
+        "(NLTK's sent_tokenize, English, as the labels were made)"
     )
 
 
@@ -351,8 +338,7 @@ def load_longformfact_with_report(
             loaded[subset] = loaded.get(subset, 0) + 1
     _check_wanted(source, wanted, counters)
     _check_all_skipped(in_scope, loaded, reasons, files)
-    n_simple = sum((s.metadata or {}).get("sentence_split") == "simple" for s in samples)
-    return samples, LoadReport(loaded=loaded, skipped=tuple(skipped), simple_split=n_simple)
+    return samples, LoadReport(loaded=loaded, skipped=tuple(skipped))
 
 
 def _record_sample(record: dict[str, Any], sample_id: str, subset: str, where: str) -> Sample:
@@ -367,10 +353,10 @@ def _record_sample(record: dict[str, Any], sample_id: str, subset: str, where: s
     labels = _labels(record, where)
     if isinstance(labels, list):
         level = "sentence"
-        sentences, splitter = _align(summary, len(labels), where)
+        sentences = _align(summary, len(labels), where)
     else:
         level = "summary"
-        sentences, splitter = split_sentences(summary), "split_sentences"
+        sentences = split_sentences(summary)
     return Sample(
         id=sample_id,
         input=INSTRUCTION,
@@ -383,7 +369,6 @@ def _record_sample(record: dict[str, Any], sample_id: str, subset: str, where: s
             "labels": labels,
             "ranking": _ranking(record, len(documents), where),
             "model": _optional_str(record, "model", where),
-            "sentence_split": splitter,
             "source_id": _optional_str(record, "id", where),
             "source": where,
         },
@@ -441,7 +426,30 @@ def load_longformfact_remote(
     timeout: float = 60.0,
     revision: str | None = None,
 ) -> list[Sample]:
-    """Download the published LongFormFact files (needs internet) and load them.
+    """Download the published LongFormFact files (needs internet) and load them (see
+    :func:`load_longformfact_remote_with_report`, which takes the same arguments)."""
+    samples, _ = load_longformfact_remote_with_report(
+        subsets,
+        cache_dir,
+        url_template=url_template,
+        on_mismatch=on_mismatch,
+        timeout=timeout,
+        revision=revision,
+    )
+    return samples
+
+
+def load_longformfact_remote_with_report(
+    subsets: Sequence[str] | None = None,
+    cache_dir: str | Path | None = None,
+    *,
+    url_template: str = LONGFORMFACT_URL_TEMPLATE,
+    on_mismatch: OnMismatch = "raise",
+    timeout: float = 60.0,
+    revision: str | None = None,
+) -> tuple[list[Sample], LoadReport]:
+    """Download the published LongFormFact files (needs internet), load them, and report what
+    was kept and skipped.
 
     Each subset's file is fetched once into ``cache_dir`` as ``<revision>/<subset>.jsonl``
     and read from there afterwards; delete the file to fetch it again.
@@ -458,7 +466,8 @@ def load_longformfact_remote(
             (:data:`~longform_evals.data.sources.PINS`).
 
     Returns:
-        The samples of all requested subsets, in the order of ``subsets``.
+        The samples of all requested subsets, in the order of ``subsets``, and the
+        :class:`LoadReport` of all of them.
 
     Raises:
         ConnectionError: If a file cannot be downloaded.
@@ -471,6 +480,8 @@ def load_longformfact_remote(
     folder = root / re.sub(r"[^A-Za-z0-9_-]", "_", read)
     folder.mkdir(parents=True, exist_ok=True)
     samples: list[Sample] = []
+    loaded: dict[str, int] = {}
+    skipped: list[str] = []
     for name in names:
         if not name or "/" in name or "\\" in name or name.startswith("."):
             raise ValueError(f"invalid subset name {name!r}")
@@ -485,5 +496,9 @@ def load_longformfact_remote(
                 raise ConnectionError(f"could not download {url}: {exc}") from exc
             partial.write_bytes(content)
             partial.replace(target)
-        samples.extend(load_longformfact(target, on_mismatch=on_mismatch))
-    return samples
+        part, report = load_longformfact_with_report(target, on_mismatch=on_mismatch)
+        samples.extend(part)
+        for subset, n in report.loaded.items():
+            loaded[subset] = loaded.get(subset, 0) + n
+        skipped.extend(report.skipped)
+    return samples, LoadReport(loaded=loaded, skipped=tuple(skipped))

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from longform_evals.judges.injection import injection_report
-from longform_evals.text import split_sentences
+from longform_evals.text import sentence_spans
 from longform_evals.text.work_limits import WorkLimits, WorkPlan, excess, work_limits
 
 EMPTY_SUMMARY = "empty_summary"
@@ -70,6 +70,15 @@ class TextCheck:
     """For a judged text: the cues of text addressed to the judge (kind, text, where)."""
     over_limit: str | None = None
     """Why judging the text would pass a work limit (problem `over_limit`), else None."""
+    keys: list[str] | None = None
+    """Each judged sentence as NLTK's ``sent_tokenize`` gives it (line breaks and doubled
+    spaces kept; the text's first sentence with the text's leading whitespace): what the
+    official BooookScore package tells two sentences apart by (None: the sentences)."""
+
+    @property
+    def sentence_keys(self) -> list[str]:
+        """:attr:`keys`, or the sentences where none were given."""
+        return self.sentences if self.keys is None else self.keys
 
     def values(self, headline: float) -> dict[str, float]:
         """The value entries counting the reasons and whether ``headline`` is a number (and,
@@ -100,7 +109,9 @@ class TextCheck:
 
     def refused(self, reason: str) -> TextCheck:
         """This check of a judged text, refused for passing a work limit (``reason`` names it)."""
-        return TextCheck(OVER_LIMIT, self.sentences, self.wordless, self.injection or [], reason)
+        return TextCheck(
+            OVER_LIMIT, self.sentences, self.wordless, self.injection or [], reason, self.keys
+        )
 
 
 def sentence_excess(sentences: list[str], limits: WorkLimits | None = None) -> str | None:
@@ -112,18 +123,30 @@ def sentence_excess(sentences: list[str], limits: WorkLimits | None = None) -> s
     return excess(plan, limits or work_limits(), "the text")
 
 
+def _as_sent_tokenize(text: str) -> list[str]:
+    """The sentences of ``text`` as ``sent_tokenize`` returns them: its first sentence starts
+    at the start of the text, leading whitespace included."""
+    spans = sentence_spans(text)
+    return [text[0 if i == 0 else a : b] for i, (a, b) in enumerate(spans)]
+
+
 def check_text(text: str, sentences: list[str] | None = None, judged: bool = False) -> TextCheck:
-    """Check ``text`` split into ``sentences`` (default: `split_sentences`); `judged`: also
-    look for text addressed to the judge in the sentences to judge."""
-    worded, wordless = worded_sentences(split_sentences(text) if sentences is None else sentences)
+    """Check ``text`` split into ``sentences`` (default: NLTK's sentences of it, with their
+    :attr:`TextCheck.keys`); `judged`: also look for text addressed to the judge in the
+    sentences to judge."""
+    raw = _as_sent_tokenize(text) if sentences is None else sentences
+    keys = [s for s in raw if has_word(s)] if sentences is None else None
+    worded, wordless = worded_sentences(raw)
+    if sentences is None:
+        wordless = [s.strip() for s in wordless]
     problem = EMPTY_SUMMARY if not text.strip() else None if worded else NO_SENTENCES
     injection = None
     if judged:
         over = None if problem else sentence_excess(worded)
         if over is not None:
-            return TextCheck(OVER_LIMIT, worded, wordless, [], over)
+            return TextCheck(OVER_LIMIT, worded, wordless, [], over, keys)
         injection = injection_report({f"sentence {i}": s for i, s in enumerate(worded)})
-    return TextCheck(problem, worded, wordless, injection)
+    return TextCheck(problem, worded, wordless, injection, keys=keys)
 
 
 def summary_problem(text: str) -> str | None:

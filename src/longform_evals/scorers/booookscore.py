@@ -80,22 +80,30 @@ def check_repeated(repeated: str) -> RepeatedSentences:
 
 
 def counted_indices(
-    verdicts: Sequence[SentenceVerdict], repeated: RepeatedSentences = "once"
+    verdicts: Sequence[SentenceVerdict],
+    repeated: RepeatedSentences = "once",
+    keys: Sequence[str] | None = None,
 ) -> list[int]:
     """The positions in ``verdicts`` (the summary's sentences in order) whose verdicts the score
     counts, in order.
 
-    `each`: all of them. `once`: one per distinct sentence text, the last occurrence whose
-    verdict was read (the last occurrence, when none was): the official `get_annot` writes a
-    repeated sentence's entry again at each occurrence, so `get_score` reads the last.
+    `each`: all of them. `once`: one per distinct sentence, the last occurrence whose verdict
+    was read (the last occurrence, when none was): the official `get_annot` writes a repeated
+    sentence's entry again at each occurrence, so `get_score` reads the last. Sentences are
+    told apart by ``keys`` (one per verdict; the check's
+    :attr:`~longform_evals.judges.text_check.TextCheck.sentence_keys`, the texts the official
+    annotation file is keyed by), else by the verdicts' sentences.
     """
     if check_repeated(repeated) == "each":
         return list(range(len(verdicts)))
+    names = [v.sentence for v in verdicts] if keys is None else list(keys)
+    if len(names) != len(verdicts):
+        raise ValueError(f"{len(names)} sentence keys for {len(verdicts)} verdicts")
     chosen: dict[str, int] = {}
-    for i, verdict in enumerate(verdicts):
-        earlier = chosen.get(verdict.sentence)
+    for i, (name, verdict) in enumerate(zip(names, verdicts, strict=True)):
+        earlier = chosen.get(name)
         if earlier is None or verdict.parsed or not verdicts[earlier].parsed:
-            chosen[verdict.sentence] = i
+            chosen[name] = i
     return sorted(chosen.values())
 
 
@@ -103,6 +111,7 @@ def booookscore_values(
     verdicts: Sequence[SentenceVerdict],
     judge_calls: int,
     repeated: RepeatedSentences = "once",
+    keys: Sequence[str] | None = None,
 ) -> dict[str, float]:
     """Score values of one summary from its sentence verdicts (every sentence, in order).
 
@@ -111,9 +120,9 @@ def booookscore_values(
         (share of counted sentences without a readable verdict), judge_calls, sentences (the
         summary's sentences, repeats included: what was judged), and rate_<type> (share of
         counted read sentences flagged with that type). The sentences counted are those of
-        :func:`counted_indices` under ``repeated``.
+        :func:`counted_indices` under ``repeated`` (and ``keys``).
     """
-    counted = [verdicts[i] for i in counted_indices(verdicts, repeated)]
+    counted = [verdicts[i] for i in counted_indices(verdicts, repeated, keys)]
     n = len(counted)
     read = [v for v in counted if v.parsed]
     clean = sum(1 for v in read if not v.confused)
@@ -254,8 +263,8 @@ def booookscore(
         if check.problem:
             return _unjudged_score(summary, check, mode, str(grader), rule)
         verdicts, calls, extra = await judging.judge(grader, check.sentences)
-        values = booookscore_values(verdicts, calls, rule)
-        counted = counted_indices(verdicts, rule)
+        values = booookscore_values(verdicts, calls, rule, check.sentence_keys)
+        counted = counted_indices(verdicts, rule, check.sentence_keys)
         chosen = set(counted)
         return Score(
             value={**values, **check.values(values["booookscore"])},

@@ -161,5 +161,5 @@ def judge_agreement(
             "skipped": [{"where": s.where, "reason": s.reason} for s in labels.skipped],
             DATA_SOURCE_KEY: local_source(data),
         },
-        version="1.3.0",
+        version="1.4.0",
     )

@@ -16,6 +16,7 @@ part of the data itself (`-T calibrate=0.5`: BACC then covers the other part onl
 
 from __future__ import annotations
 
+import logging
 from typing import Annotated
 
 from inspect_ai import Task, task
@@ -26,8 +27,9 @@ from longform_evals.analysis import Merge
 from longform_evals.analysis.ordering import expand_orders
 from longform_evals.data.longformfact import (
     LONGFORMFACT_REPOSITORY,
-    load_longformfact,
-    load_longformfact_remote,
+    LoadReport,
+    load_longformfact_remote_with_report,
+    load_longformfact_with_report,
 )
 from longform_evals.data.sources import DATA_SOURCE_KEY, Published, data_source
 from longform_evals.judges.faithfulness.judging import VALUE_KEYS
@@ -57,6 +59,9 @@ from longform_evals.tasks.parameters import (
 )
 
 PUBLISHED = Published(LONGFORMFACT_REPOSITORY)
+RECORDS_KEY = "records"
+"""The task metadata key of the load's counts: records loaded (per subset) and skipped."""
+logger = logging.getLogger(__name__)
 
 
 def _samples(
@@ -66,19 +71,32 @@ def _samples(
     order_names: list[str] | None,
     ranking: str,
     revision: str,
-) -> list[Sample]:
-    """The records (local or published), each multi-document one under every order asked."""
+) -> tuple[list[Sample], LoadReport]:
+    """The records (local or published), each multi-document one under every order asked,
+    and what the load kept and skipped."""
     if data_dir is not None:
-        samples = load_longformfact(data_dir, subsets, on_mismatch=on_mismatch)  # type: ignore[arg-type]
+        samples, report = load_longformfact_with_report(data_dir, subsets, on_mismatch=on_mismatch)  # type: ignore[arg-type]
     else:
-        samples = load_longformfact_remote(subsets, on_mismatch=on_mismatch, revision=revision)  # type: ignore[arg-type]
+        samples, report = load_longformfact_remote_with_report(
+            subsets,
+            on_mismatch=on_mismatch,  # type: ignore[arg-type]
+            revision=revision,
+        )
+    if report.skipped:
+        logger.warning(
+            "longformfact: %d record(s) skipped (on_mismatch=skip), %d loaded; the log's "
+            "metadata lists them under 'records': %s",
+            report.n_skipped,
+            report.n_loaded,
+            report.skipped[0],
+        )
     if not order_names:
-        return samples
+        return samples, report
     multi = [s for s in samples if len((s.metadata or {}).get("documents") or []) > 1]
     if not multi:
         raise ValueError("orders needs multi-document records; the selection has none")
     embed = similarity_embedder(ranking)
-    return expand_orders(multi, order_names, embed, reference_key="summary")
+    return expand_orders(multi, order_names, embed, reference_key="summary"), report
 
 
 def _metrics(
@@ -121,7 +139,7 @@ def longformfact(
     orders: ItemSubset = None,
     ranking: Annotated[str, DATA] = "embedding",
     max_tokens: Annotated[int, Param("scoring", POSITIVE)] = 1,
-    on_mismatch: Annotated[str, DATA] = "skip",
+    on_mismatch: Annotated[str, DATA] = "raise",
     prompts_dir: PromptsDir = None,
     retrieval: JudgeText = None,
     revision: Revision = PUBLISHED.pin.revision,
@@ -153,8 +171,10 @@ def longformfact(
             has no ranking: `embedding` (packaged sentence embedder; the `embed` extra),
             `embedding:<folder>` or `lexical`.
         max_tokens: judge answer length; 1 reads only yes/no (P(yes) from log-probabilities).
-        on_mismatch: `skip` (default) or `raise` for sentence-level records whose sentences
-            cannot be aligned with their labels.
+        on_mismatch: `raise` (default: an error naming the file, line and counts) or `skip`
+            for a sentence-level record whose sentences (NLTK's `sent_tokenize`, as the labels
+            were made) are not as many as its labels; skipped records are listed in the log's
+            metadata (`records`) and counted there.
         prompts_dir: folder overriding the `faithfulness/` prompt.
         retrieval: which source units the judge reads for each sentence: `all`, or
             `<retriever>:<k>` (`bm25`, `embedding`, `fused`): the k units most related to it
@@ -176,15 +196,17 @@ def longformfact(
             max_tokens=max_tokens, prompt=prompt, prompts_dir=prompts_dir, retrieval=retrieval
         ),
     )
-    samples = _samples(data_dir, comma_list(subsets), on_mismatch, order_names, ranking, revision)
+    samples, report = _samples(
+        data_dir, comma_list(subsets), on_mismatch, order_names, ranking, revision
+    )
     return Task(
         dataset=MemoryDataset(samples, name="longformfact"),
         solver=given_summary(),
         scorer=scorer,
         metrics=_metrics(threshold, calibrate, bool(order_names)),
         headline_metric=CARD.headlines[0].inspect_headline(),
-        version="1.6.0",
-        metadata={DATA_SOURCE_KEY: source},
+        version="1.7.0",
+        metadata={DATA_SOURCE_KEY: source, RECORDS_KEY: report.as_metadata()},
     )
 
 

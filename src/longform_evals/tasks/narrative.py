@@ -109,7 +109,7 @@ def _narrative_task(
         solver=solver,
         scorer=scorers,
         headline_metric=_HEADLINES[0].inspect_headline(),
-        version="1.2.0",
+        version="1.3.0",
         metadata={DATA_SOURCE_KEY: source},
     )
 

@@ -177,7 +177,7 @@ def positional_bias(
             ),
         ),
         metrics=_metrics(growing),
-        version="1.5.0",
+        version="1.6.0",
         metadata={DATA_SOURCE_KEY: local_source(data)},
     )
 

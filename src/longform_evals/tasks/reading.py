@@ -94,7 +94,7 @@ def _task(
         solver=reading(task_args["strategy"], settings, offered=offered, **options),
         scorer=[*scorers, reading_stats(), limited()],
         headline_metric=headline.inspect_headline(),
-        version="1.3.0",
+        version="1.4.0",
         metadata={DATA_SOURCE_KEY: source},
     )
 

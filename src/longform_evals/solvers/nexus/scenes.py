@@ -184,7 +184,7 @@ def _pack_cuts(text: str, start: int, end: int, max_words: int) -> list[int]:
     for a, b in pairwise(paragraphs):
         units.append(a)
         if _words_between(text, a, b) > max_words:
-            units.extend(s for s, _ in sentence_spans(text, a, b) if s > a)
+            units.extend(s for s, _ in sentence_spans(text, a, b, by_line=True) if s > a)
     units = sorted(set(units))
     edges = [*units, end]
     cuts: list[int] = []

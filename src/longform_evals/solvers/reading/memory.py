@@ -192,7 +192,7 @@ def drop_unfinished_sentence(text: str) -> str:
     when it ends a sentence or has only one."""
     if _SENTENCE_END.search(text):
         return text
-    spans = sentence_spans(text)
+    spans = sentence_spans(text, by_line=True)
     if len(spans) < 2:
         return text
     return text[: spans[-2][1]].rstrip()

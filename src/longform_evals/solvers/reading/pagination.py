@@ -167,14 +167,14 @@ def split_units(document: str, max_words: int) -> list[Unit]:
         raise ValueError(f"max_words must be >= 1, got {max_words}")
     spans = _paragraph_spans(document)
     if len(spans) == 1:
-        spans = sentence_spans(document)
+        spans = sentence_spans(document, by_line=True)
     units: list[Unit] = []
     for a, b in spans:
         n = _count(document, a, b)
         if n <= max_words:
             units.append(Unit(a, b, n))
             continue
-        for sa, sb in sentence_spans(document, a, b):
+        for sa, sb in sentence_spans(document, a, b, by_line=True):
             m = _count(document, sa, sb)
             if m <= max_words:
                 units.append(Unit(sa, sb, m))

@@ -107,7 +107,7 @@ def trim_prior_context(text: str, max_tokens: int, tokenizer: TokenizerLike = "c
     tok = get_tokenizer(tokenizer)
     if tok.count(text) <= max_tokens:
         return text
-    spans = sentence_spans(text)
+    spans = sentence_spans(text, by_line=True)
     kept_start: int | None = None
     for start, _ in reversed(spans):
         if tok.count(text[start:].strip()) > max_tokens:
