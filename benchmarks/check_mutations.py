@@ -92,7 +92,7 @@ MUTATIONS = [
     ),
     Mutation(
         "documents_reversed_for_judge",
-        "scorers/faithfulness.py",
+        "judges/faithfulness/judging.py",
         "units = chunk_documents([documents[i] for i in kept], judge.chunking)",
         "units = chunk_documents([documents[i] for i in kept][::-1], judge.chunking)",
         "documents fed to the faithfulness judge in reverse order (rows credited in the "

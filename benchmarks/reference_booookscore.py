@@ -21,8 +21,9 @@ Parts (`--parts`, default all three):
   part wrote), the official `Scorer` per sentence (v1) and batched (v2, 10 sentences a call)
   against the suite's `sentence` and `batched` modes, and the suite's `sentence` judge given the
   official per-sentence prompt (below). Sentences are aligned by their place in the summary
-  (the official side splits with nltk punkt, the suite with its own splitter); sentences cut
-  differently are counted apart, and every verdict that differs is listed with both answers.
+  (both sides split with NLTK's punkt; the official side's nltk is the reference env's, so a
+  sentence cut differently, should the two ever differ, is counted apart), and every verdict
+  that differs is listed with both answers.
 
 Settings of the comparison, not bug fixes (the official code is run as shipped otherwise):
 

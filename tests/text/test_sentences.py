@@ -199,3 +199,15 @@ def test_book_sized_input(stock: StockSplit) -> None:
     assert len(stock(paragraph)) == 24
     text = "\n\n".join(paragraph for _ in range(1000))  # 1000 paragraphs, ~104k words
     assert len(sentence_spans(text, by_line=True)) == 24_000
+
+
+def test_splitting_does_not_grow_the_model() -> None:
+    # NLTK's table of orthographic flags inserts every word it is asked about; this one reads
+    # an unseen word as 0 without keeping it.
+    from longform_evals.text import sentences
+
+    split_sentences("Warm up. Now.")
+    table = sentences._punkt()._params.ortho_context
+    before = len(table)
+    split_sentences("Zorblaxian went. Quibbletown came. Frumious left. Vorpal stayed.")
+    assert len(table) == before

