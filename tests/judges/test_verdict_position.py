@@ -10,6 +10,8 @@ from __future__ import annotations
 import asyncio
 import json
 import math
+import sys
+import unicodedata
 
 import pytest
 from hypothesis import given, settings
@@ -19,7 +21,7 @@ from inspect_ai.model import Logprob, Logprobs, ModelOutput, TopLogprob, get_mod
 from longform_evals.judges.coherence.parse import parse_batch
 from longform_evals.judges.faithfulness.llm import FaithfulnessSettings, judge_support
 from longform_evals.judges.raters.rating import RatingSettings, ask_rater, parse_verdict
-from longform_evals.judges.verdict_text import read_answer
+from longform_evals.judges.verdict_text import QUESTION_MARKS, read_answer
 from longform_evals.judges.yes_no import (
     p_yes_at_answers,
     p_yes_from_top,
@@ -66,6 +68,8 @@ _GLUED = ["{v}-man", "{v}'s", "{v}\u200b", "{v}\u00ad", "{v}2", "{v}\u0308", "{v
 # A verdict, then the other one or a negated, quoted repeat.
 _OTHER = {"yes": ["no", "nein", "non", "нет", "hayır", "nie", "不", "いいえ", "아니요", "لا"]}  # noqa: RUF001
 _OTHER["no"] = ["yes", "ja", "oui", "да", "evet", "tak", "是", "はい", "네", "نعم"]
+# Informal answers: verdict words wherever they stand, a word after them or not.
+_INFORMAL = {"yes": ["nope", "Nope", "nah", "NAH", "nay"], "no": ["yeah", "Yep", "yup", "YEAH"]}
 _DOUBLE = [
     "{v}, but {o}.",
     "{v}. Actually, {o}.",
@@ -75,6 +79,7 @@ _DOUBLE = [
     '{v}. The text says "{v}" only of the date.',
     "{v}? Not sure.",
 ]
+_INFORMAL_DOUBLE = [*_DOUBLE, "{v}, {o} I think it is fine."]
 
 
 def _spelling(draw: st.DrawFn, side: str) -> str:
@@ -86,7 +91,7 @@ def unreadable_answers(draw: st.DrawFn) -> str:
     """An answer whose verdict word must not be read as a verdict."""
     side = draw(st.sampled_from(["yes", "no"]))
     v = _spelling(draw, side)
-    kind = draw(st.sampled_from(["negated", "mentioned", "glued", "double"]))
+    kind = draw(st.sampled_from(["negated", "mentioned", "glued", "double", "asked", "informal"]))
     if kind == "negated":
         lang = draw(st.sampled_from(sorted(_NEGATED)))
         return draw(st.sampled_from(_NEGATED[lang])).format(v=v)
@@ -95,6 +100,13 @@ def unreadable_answers(draw: st.DrawFn) -> str:
         return draw(st.sampled_from(_MENTIONED)).format(q=quoted, v=v)
     if kind == "glued":
         return draw(st.sampled_from(_GLUED)).format(v=v) + draw(st.sampled_from(["", ".", " x"]))
+    if kind == "asked":  # a question mark of any script after the word
+        mark = draw(st.sampled_from("?" + QUESTION_MARKS))
+        space = draw(st.sampled_from(["", " ", "**"]))
+        return v + space + mark + draw(st.sampled_from(["", " It might be.", "\nMaybe."]))
+    if kind == "informal":
+        other = draw(st.sampled_from(_INFORMAL[side]))
+        return draw(st.sampled_from(_INFORMAL_DOUBLE)).format(v=v, o=other)
     other = draw(st.sampled_from(_OTHER[side]))
     return draw(st.sampled_from(_DOUBLE)).format(v=v, o=other)
 
@@ -169,6 +181,31 @@ def test_clean_first_word_verdicts_are_read(answer: tuple[str, str]) -> None:
     assert parse_yes_no(text) == (1.0 if side == "yes" else 0.0)
     assert parse_verdict(text) == side
     assert read_yes_no(ModelOutput.from_content("m", text)) == (parse_yes_no(text), "text")
+
+
+def test_every_question_mark_of_unicode_is_listed() -> None:
+    names = ("QUESTION MARK", "INTERROBANG")
+    left_out = ("LESS-THAN", "GREATER-THAN", "TAG ")  # mathematical symbols; an invisible tag
+    found = {
+        chr(c)
+        for c in range(sys.maxunicode + 1)
+        if any(n in (name := unicodedata.name(chr(c), "")) for n in names)
+        and not any(x in name for x in left_out)
+    }
+    assert found - {"?"} == set(QUESTION_MARKS)
+
+
+@pytest.mark.parametrize(
+    "answer", ["Yes\u061f", "Yes\u037e", "Yes\u203d", "Yes, nope.", "Yes, nah.", "No, yeah."]
+)
+def test_the_answers_once_misread_are_unreadable(answer: str) -> None:
+    assert read_answer(answer) is None
+    assert read_yes_no(ModelOutput.from_content("m", answer)) == (None, "unreadable")
+
+
+def test_a_plain_semicolon_after_the_verdict_is_no_question() -> None:
+    # The Greek question mark becomes ";" under NFKC: only the Greek one asks.
+    assert read_answer("Yes; the source says so.") is not None
 
 
 @pytest.mark.parametrize(

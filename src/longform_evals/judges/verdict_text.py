@@ -8,7 +8,8 @@ prompts ask every yes/no judge to begin with its verdict, so nothing else is rea
   `The source says "yes" to another claim`) leaves the answer unreadable, however clear the
   rest may look; the verdict is never inferred from words elsewhere;
 * a verdict word that is quoted ('"Yes"', «oui», `yes`), glued to other letters, marks or
-  invisible characters ("Yes-man", "Yes\\u0301", "no\\u200b"), asked ("Yes?"), or negated
+  invisible characters ("Yes-man", "Yes\\u0301", "no\\u200b"), asked ("Yes?", and with the
+  question mark of any script: "Yes\u061f", the Greek "Yes\u037e", "Yes\u203d"), or negated
   after it ("Yes değil", "yes nicht", "Yes, not really") is no verdict;
 * a leading "no" followed by a word is a determiner ("No evidence supports it"), not a verdict;
 * after the verdict, a verdict word of the other kind makes the answer hedged or double
@@ -16,8 +17,10 @@ prompts ask every yes/no judge to begin with its verdict, so nothing else is rea
   be plain too: a negated ("No, I would not say no"), quoted or glued repeat makes the
   answer unreadable. The words of the other kind are known in several languages (oui/non,
   ja/nein, sí/no, sim/não, да/нет, tak/nie, 是/不, はい/いいえ, 네/아니요, نعم/لا,
-  हाँ/नहीं, ...); a "no" (or "non", "нет", ...) followed by a word is a determiner or a
-  negation of that word ("there is no contradiction", "no one"), not a verdict.
+  हाँ/नहीं, ...), and so are the informal ones that are never anything but an answer
+  ("yeah", "yep", "nope", "nah": "Yes, nope." is unreadable, whatever follows them); a "no"
+  (or "non", "нет", ...) followed by a word is a determiner or a negation of that word
+  ("there is no contradiction", "no one"), not a verdict.
 
 Negation is looked for in the three words before a repeated verdict word, within its clause,
 and in the word after one; the negation words are those of English, French, German, Spanish,
@@ -52,6 +55,23 @@ _CLAUSE_END = re.compile(r"[.!?;\n\u3002\uff01\uff1f]")
 _DETERMINED = re.compile(r"[ \t]+[^\W\d_]")
 """A "no" followed by a word ("no evidence") determines or negates that word."""
 _ASKED = re.compile(r"[*_~\s]*\?")
+QUESTION_MARKS = (
+    "\u00bf\u037e\u055e\u061f\u1367\u1945\u203d\u2047\u2049\u2753\u2754\u2cfa\u2cfb\u2e18"
+    "\u2e2e\u2e54\ua60f\ua6f7\ufe16\ufe56\uff1f\U00011143\U0001e95f\U0001f679\U0001f67a"
+    "\U0001f67b\U0001fbc4"
+)
+"""Question marks (and interrobangs) of every script, each read as "?" before anything else:
+every character whose Unicode name says question mark or interrobang but the mathematical
+"less-than/greater-than with question mark above" and the invisible tag character
+(`tests/judges/test_verdict_text.py` checks the list against the Unicode database). The Greek
+question mark matters most: NFKC turns it into a semicolon."""
+_AS_ASKED = str.maketrans(dict.fromkeys(QUESTION_MARKS, "?"))
+
+
+def answer_form(text: str) -> str:
+    """The answer as it is read: every question mark an ASCII one, then NFKC (full-width
+    letters and quotes are ASCII ones by then). Offsets of :class:`TextVerdict` are in it."""
+    return unicodedata.normalize("NFKC", text.translate(_AS_ASKED))
 
 
 YES_WORDS = wordset(
@@ -75,6 +95,9 @@ NEGATIONS = wordset(
     "ません じゃない ではない 안 못 아니"
 )
 """Words that negate a verdict word near them."""
+INFORMAL_YES = wordset("yeah yep yup yea aye yah")
+INFORMAL_NO = wordset("nope nah nay naw nix nö")
+"""Informal answers, verdict words wherever they stand: never a determiner ("nah I think")."""
 _POSTFIX = wordset(
     "değil değildir değilim nicht niet inte ikke नहीं 아니다 아닙니다 아니에요 ではない じゃない"
 )
@@ -92,7 +115,7 @@ class TextVerdict:
     word: str
     """The verdict word as written, case-folded ("yes", "partially")."""
     end: int
-    """Where the verdict word ends in the NFKC form of the answer."""
+    """Where the verdict word ends in the :func:`answer_form` of the answer."""
 
 
 @dataclass(frozen=True)
@@ -142,9 +165,12 @@ def _quoted(text: str, word: _Word) -> bool:
 
 def mention_kind(text: str, word: _Word) -> str | None:
     """ "yes" or "no" when the word gives a verdict where it stands, else None: a no-word
-    (or a yes-word of another language) followed by a word determines or negates that word."""
-    if word.low == "yes":
+    (or a yes-word of another language) followed by a word determines or negates that word;
+    an informal answer ("yeah", "nope") is a verdict wherever it stands."""
+    if word.low == "yes" or word.low in INFORMAL_YES:
         return "yes"
+    if word.low in INFORMAL_NO:
+        return "no"
     if word.low in VERDICT_WORDS and not _DETERMINED.match(text, word.end):
         return "yes" if word.low in YES_WORDS else "no"
     return None
@@ -184,7 +210,7 @@ def read_answer(
     says which of yes / no such a kind sides with ({"partial": "yes"}), for the rule against
     the other verdict later in the answer.
     """
-    text = unicodedata.normalize("NFKC", text)
+    text = answer_form(text)
     label = _LABEL.match(text)
     begin = label.end() if label else 0
     kinds = {"yes": "yes", "no": "no", **(extra or {})}
@@ -231,8 +257,8 @@ def _agrees(
 
 
 def negated_at(text: str, start: int) -> bool:
-    """Whether the word starting at `start` of the NFKC text is negated (the raters'
-    "Yes, but not partially" is no partial verdict)."""
+    """Whether the word starting at `start` of the :func:`answer_form` text is negated (the
+    raters' "Yes, but not partially" is no partial verdict)."""
     before: deque[_Word] = deque(maxlen=3)
     words = _words(text, 0)
     for word in words:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import math
 import re
-import unicodedata
 from dataclasses import dataclass
 from typing import Literal
 
@@ -35,7 +34,7 @@ from longform_evals.judges.injection import as_data
 from longform_evals.judges.raters.calibration import RaterCalibration
 from longform_evals.judges.registry import JudgeEntry, register_judge
 from longform_evals.judges.steps import JUDGE
-from longform_evals.judges.verdict_text import TextVerdict, negated_at, read_answer
+from longform_evals.judges.verdict_text import TextVerdict, answer_form, negated_at, read_answer
 from longform_evals.judges.yes_no import token_reading
 from longform_evals.models.calls import generate
 from longform_evals.models.fan_out import fan_out
@@ -90,7 +89,7 @@ def _verdict_kind(text: str, verdict: TextVerdict) -> Verdict | None:
         return "no"
     if verdict.kind == "partial":
         return "partial"
-    norm = unicodedata.normalize("NFKC", text)
+    norm = answer_form(text)
     first_line = norm[verdict.end :].split("\n", 1)[0]
     partial = _PARTIAL.search(first_line)
     if partial is None:
