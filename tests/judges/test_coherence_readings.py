@@ -13,6 +13,7 @@ from inspect_ai.model import get_model
 from longform_evals.judges.coherence.paper import JudgeSettings, judge_summary
 from longform_evals.judges.coherence.probe import ProbeSettings, probe_summary
 from longform_evals.judges.statement_parts import sentence_readings
+from longform_evals.scorers.booookscore import booookscore_values
 
 
 def test_a_sentence_without_suspect_pieces_has_no_readings() -> None:
@@ -70,6 +71,9 @@ def test_probe_judge_keeps_the_most_confusing_reading(readings: bool) -> None:
         assert calls == 2 + 8 + 8  # the second sentence, then its one reading
     else:
         assert calls == 2 + 8 and second.more_confusing is None
+    # The score counts the sentences a reading decided.
+    assert second.reading_decided is readings and not verdicts[0].reading_decided
+    assert booookscore_values(verdicts, calls)["reading_decided"] == float(readings)
 
 
 def _sentence_rules() -> list[dict[str, Any]]:
@@ -132,3 +136,4 @@ def test_an_unreadable_reading_makes_the_sentence_unreadable() -> None:
     )
     assert not verdicts[1].parsed and verdicts[1].confused is None
     assert any("reading 'Marguerite misleads the smugglers.'" in p for p in verdicts[1].problems)
+    assert verdicts[1].reading_decided  # the reading made it unreadable

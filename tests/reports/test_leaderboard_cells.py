@@ -15,7 +15,7 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.model import Model, get_model
 
 from helpers import OFFLINE_RULES
-from longform_evals.reports.leaderboard import build_leaderboard, experiment
+from longform_evals.reports.leaderboard import Row, build_leaderboard, experiment
 from longform_evals.scorers.results import result_values
 from longform_evals.tasks.longformfact import longformfact
 
@@ -123,3 +123,25 @@ def test_an_experiment_is_named_by_what_differs_from_the_task_defaults() -> None
         "quality[strategy=full]",
         "emozilla/quality@main@validation",
     )
+
+
+@pytest.mark.parametrize(("decided", "flag"), [(0, None), (1, "1 sentence"), (3, "3 sentences")])
+def test_sentences_scored_by_a_reading_are_a_flag(decided: int, flag: str | None) -> None:
+    row = Row(
+        model="m",
+        variant="v",
+        task="longformfact",
+        judge="j",
+        judge_mode=None,
+        judge_quality="",
+        log="x.eval",
+        status="success",
+        samples=2,
+        planned=2,
+        errors=0,
+        budget_refused=0,
+        parse_failure_rate=0.0,
+        reading_decided=decided,
+    )
+    shown = [f for f in row.flags if "scored by a reading" in f]
+    assert shown == ([] if flag is None else [f"{flag} scored by a reading"])

@@ -16,6 +16,7 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.log import EvalLog
 from inspect_ai.model import get_model
 
+from helpers import figures
 from longform_evals.judges.faithfulness.judging import AGGREGATIONS
 from longform_evals.judges.faithfulness.support import JudgeOptions
 from longform_evals.scorers.faithfulness import faithfulness
@@ -260,6 +261,16 @@ def test_a_note_to_the_judge_in_any_language_cannot_raise_support(
     # Its core first; a reading without the suspect piece joins when it differs from it.
     assert parts[0] == "The mayor resigned." and len(parts) <= 2
     assert value["judge_calls"] == 3 * (1 + len(parts))  # three documents
+    # The results say a reading decided the score, and which.
+    assert value["reading_decided"] == 1.0
+    assert meta["reading_decided"] == {"0": [parts[0]]}
+    assert figures(log)["reading_decided/count"] == 1.0
+
+
+def test_a_reading_that_changes_nothing_decides_nothing(tmp_path: Path) -> None:
+    # The judge reads the claim alike with and without its aside: the sentence's own score.
+    value, meta = _value(_run(tmp_path, DOCS, "It approved the new budget (on Monday)."))
+    assert value["reading_decided"] == 0.0 and meta["reading_decided"] == {}
 
 
 def test_a_part_never_raises_support(tmp_path: Path) -> None:

@@ -97,6 +97,7 @@ def faithfulness_score(support: float, profile: list[float | None] | None = None
         "max_min": support - 0.1,
         "missing_rate": 1.0 if math.isnan(support) else 0.0,
         "judge_calls": 6.0,
+        "reading_decided": 0.0,
         **check.values(support),
     }
     metadata = {

@@ -182,15 +182,24 @@ def _least(
     """The statement's judgement given its parts': unreadable if any is, else the least."""
     if not of_parts:
         return whole
-    for judgement, part in zip([whole, *of_parts], ["the statement", *parts], strict=True):
+    if whole.value is None:
+        return replace(whole, answer=f"{whole.answer} [unreadable on 'the statement']")
+    for judgement, part in zip(of_parts, parts, strict=True):
         if judgement.value is None:
-            return replace(judgement, answer=f"{judgement.answer} [unreadable on {part!r}]")
+            return replace(
+                judgement,
+                answer=f"{judgement.answer} [unreadable on {part!r}]",
+                reading=part,
+                whole=whole.value,
+            )
     k = min(range(len(of_parts)), key=lambda i: of_parts[i].value or 0.0)
     lowest = of_parts[k]
-    if (lowest.value or 0.0) < (whole.value or 0.0):
+    if (lowest.value or 0.0) < whole.value:
         return replace(
             lowest,
             answer=f"{lowest.answer} [on part {parts[k]!r}; the whole statement: "
             f"{whole.value:.3g}]",
+            reading=parts[k],
+            whole=whole.value,
         )
     return whole

@@ -27,6 +27,11 @@ INJECTION_SUSPECT = "injection_suspect"
 OVER_LIMIT = "over_limit"
 """Reason, and value and metadata key of a judged text: judging it would pass a work limit
 (`text/work_limits.py`); it is not judged, and the metadata holds the line naming the limit."""
+READING_DECIDED = "reading_decided"
+"""Value and metadata key of the judged scorers that also judge a sentence's readings (without
+its suspect pieces, `judges/statement_parts.py`): how many sentences' scores came from a reading
+rather than from the sentence as written (counted, summed over samples, in the results), and
+which readings those were."""
 REASONS: tuple[str, ...] = (EMPTY_SUMMARY, NO_SENTENCES)
 
 _DESCRIBE = {

@@ -26,6 +26,7 @@ from longform_evals.analysis.intervals import Interval, bootstrap_interval, shar
 from longform_evals.data.sources import DATA_SOURCE_KEY
 from longform_evals.judges.calibration_files import read_calibration
 from longform_evals.judges.cards import card_headline
+from longform_evals.judges.text_check import READING_DECIDED
 from longform_evals.log_keys import BUDGET_ERROR, PLAN_METADATA
 from longform_evals.log_store import StoreError, check_readable, is_url, resolve
 from longform_evals.models.step_usage import step_usage
@@ -81,6 +82,9 @@ class Row:
     budget_refused: int
     parse_failure_rate: float
     self_judged: bool = False
+    reading_decided: int = 0
+    """Sentences whose score came from a reading without suspect pieces rather than from the
+    sentence as written (`READING_DECIDED`, summed over the samples' judged scores)."""
     judge_card: str = NO_JUDGE
     """The headline of the judge card that applies, `no card` or `no judge`."""
     judge_card_names: list[str | None] = field(default_factory=list)
@@ -115,6 +119,9 @@ class Row:
             out.append(f"parse failures {100 * self.parse_failure_rate:.0f} %")
         if self.self_judged:
             out.append("self-judged")
+        if self.reading_decided:
+            n = self.reading_decided
+            out.append(f"{n} sentence{'s' if n != 1 else ''} scored by a reading")
         return out
 
     @property
@@ -659,6 +666,12 @@ def _row(key: tuple[str, str, str | None], ev: Mapping[str, Any], frame: Any) ->
         for s, k in PARSE_KEYS.items()
         if s in f.get("scores", {}) and _finite(f["scores"][s].get(k))
     ]
+    by_reading = [
+        score[READING_DECIDED]
+        for _, f in facts
+        for score in (f.get("scores") or {}).values()
+        if _finite(score.get(READING_DECIDED))
+    ]
     n = max(1, len(facts))
     started, completed = ev.get("started_at"), ev.get("completed_at")
     costs = _costs([f for _, f in facts], n)
@@ -680,6 +693,7 @@ def _row(key: tuple[str, str, str | None], ev: Mapping[str, Any], frame: Any) ->
         errors=len(errors),
         budget_refused=refused,
         parse_failure_rate=sum(parse) / len(parse) if parse else 0.0,
+        reading_decided=round(sum(by_reading)),
         input_tokens=costs["input_tokens"],
         output_tokens=costs["output_tokens"],
         cache_read_tokens=costs["cache_read_tokens"],

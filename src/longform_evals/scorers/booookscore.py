@@ -43,11 +43,11 @@ from longform_evals.judges.coherence.judges import CoherenceJudging, resolve_mod
 from longform_evals.judges.coherence.paper import SentenceVerdict
 from longform_evals.judges.coherence.probe import PROBES
 from longform_evals.judges.statement_parts import sentence_readings
-from longform_evals.judges.text_check import TextCheck, check_text
+from longform_evals.judges.text_check import READING_DECIDED, TextCheck, check_text
 from longform_evals.models.grader import GRADER_ROLE, grader_model, self_judged
 from longform_evals.scorers.limits import unless_limited
 from longform_evals.scorers.scorer_table import headline_metrics, means
-from longform_evals.scorers.unscorable import unscorable_metrics
+from longform_evals.scorers.unscorable import reading_metrics, unscorable_metrics
 from longform_evals.text.work_limits import WorkPlan, excess
 
 # One entry of the results, the scorer's own (`scorers/scorer_table.py`): the score's mean and
@@ -57,6 +57,7 @@ _METRICS: list[Any] = [
     *headline_metrics("booookscore"),
     means([*(f"rate_{t}" for t in ERROR_TYPES), "parse_failure_rate", "judge_calls", "sentences"]),
     *unscorable_metrics(judged=True),
+    *reading_metrics(),
 ]
 
 
@@ -131,6 +132,7 @@ def booookscore_values(
         "parse_failure_rate": (n - len(read)) / n if n else math.nan,
         "judge_calls": float(judge_calls),
         "sentences": float(len(verdicts)),
+        READING_DECIDED: float(sum(v.reading_decided for v in counted)),
     }
     for t in ERROR_TYPES:
         values[f"rate_{t}"] = sum(1 for v in read if t in v.types) / len(read) if read else math.nan
@@ -178,7 +180,7 @@ def _unjudged_score(
     summary: str, check: TextCheck, mode: str, judge: str, repeated: RepeatedSentences
 ) -> Score:
     """The score of a summary without words: no judge call."""
-    empty = booookscore_values([], 0, repeated)
+    empty = {**booookscore_values([], 0, repeated), READING_DECIDED: math.nan}
     return Score(
         value={**empty, **check.values(empty["booookscore"])},
         answer=summary,

@@ -29,13 +29,14 @@ from longform_evals.judges.faithfulness.support import (
 )
 from longform_evals.scorers.limits import unless_limited
 from longform_evals.scorers.scorer_table import headline_metrics
-from longform_evals.scorers.unscorable import unscorable_metrics
+from longform_evals.scorers.unscorable import reading_metrics, unscorable_metrics
 
 
 @scorer(
     metrics=[
         *headline_metrics("faithfulness"),
         *unscorable_metrics(judged=True),
+        *reading_metrics(),
         {
             **{key: [mean()] for key in (*AGGREGATIONS, *FULL_AGGREGATIONS)},
             "missing_rate": [mean()],

@@ -33,7 +33,13 @@ import numpy as np
 import numpy.typing as npt
 from inspect_ai.scorer import Metric, SampleScore, metric, value_to_float
 
-from longform_evals.judges.text_check import INJECTION_SUSPECT, OVER_LIMIT, REASONS, SCORED
+from longform_evals.judges.text_check import (
+    INJECTION_SUSPECT,
+    OVER_LIMIT,
+    READING_DECIDED,
+    REASONS,
+    SCORED,
+)
 from longform_evals.scorers.scorer_table import counts
 
 
@@ -72,6 +78,12 @@ def unscorable_keys(judged: bool = False) -> tuple[str, ...]:
     """The values a scorer counts: `empty_summary`, `no_sentences` and `scored` (and
     `injection_suspect` and `over_limit` for a judged scorer)."""
     return (*REASONS, SCORED, *((INJECTION_SUSPECT, OVER_LIMIT) if judged else ()))
+
+
+def reading_metrics() -> list[Metric]:
+    """The count of :data:`~longform_evals.judges.text_check.READING_DECIDED`, the sentences
+    whose score a reading decided (summed over samples), for the scorers that judge readings."""
+    return [counts([READING_DECIDED])]
 
 
 def unscorable_metrics(judged: bool = False) -> list[Metric]:

@@ -131,7 +131,7 @@ def booookscore(
             dataset=MemoryDataset(load_summaries(data), name="booookscore_given"),
             solver=given_summary(),
             scorer=scorers,
-            version="1.6.0",
+            version="1.7.0",
             metadata={DATA_SOURCE_KEY: local_source(data)},
         )
     check_strategy(strategy)
@@ -150,7 +150,7 @@ def booookscore(
             ),
         ),
         scorer=scorers,
-        version="1.6.0",
+        version="1.7.0",
         metadata={DATA_SOURCE_KEY: _books_source(data)},
     )
 

@@ -38,7 +38,7 @@ from longform_evals.scorers.faithfulness import faithfulness
 from longform_evals.scorers.meta_evaluation import auc, bacc, bacc_by_order
 from longform_evals.scorers.order_metrics import bacc_by_order_sensitivity
 from longform_evals.scorers.scorer_table import keyed, metric_name
-from longform_evals.scorers.unscorable import unscorable_metrics
+from longform_evals.scorers.unscorable import reading_metrics, unscorable_metrics
 from longform_evals.solvers.summarize.given import given_summary
 from longform_evals.tasks import papers, snapshot_fixtures
 from longform_evals.tasks.arguments import comma_list, similarity_embedder, strict_parameters
@@ -114,7 +114,12 @@ def _metrics(
         return [keyed(m, key, judge_figure_stem(key, m)) for m in out]
 
     figures = [m for key in VALUE_KEYS for m in per_key(key)]
-    return [*figures, *unscorable_metrics(judged=True), {"missing_rate": [mean()]}]
+    return [
+        *figures,
+        *unscorable_metrics(judged=True),
+        *reading_metrics(),
+        {"missing_rate": [mean()]},
+    ]
 
 
 def judge_figure_stem(key: str, metric: Metric) -> str | None:
@@ -205,7 +210,7 @@ def longformfact(
         scorer=scorer,
         metrics=_metrics(threshold, calibrate, bool(order_names)),
         headline_metric=CARD.headlines[0].inspect_headline(),
-        version="1.7.0",
+        version="1.8.0",
         metadata={DATA_SOURCE_KEY: source, RECORDS_KEY: report.as_metadata()},
     )
 

@@ -36,7 +36,7 @@ from longform_evals.scorers.order_metrics import (
     position_profile,
 )
 from longform_evals.scorers.scorer_table import headline_metrics, keyed
-from longform_evals.scorers.unscorable import unscorable_metrics
+from longform_evals.scorers.unscorable import reading_metrics, unscorable_metrics
 from longform_evals.solvers.settings import DEFAULT_CONTEXT_WINDOW, MultidocSettings
 from longform_evals.solvers.strategies import strategy_entry
 from longform_evals.tasks import papers, snapshot_fixtures
@@ -88,6 +88,7 @@ def _metrics(growing: bool) -> list[Metric | dict[str, list[Metric]]]:
         *headline_metrics("faithfulness"),
         *(keyed(m, "faithfulness") for m in figures),
         *unscorable_metrics(judged=True),
+        *reading_metrics(),
         {"missing_rate": [mean()], "judge_calls": [mean()]},
     ]
 
@@ -177,7 +178,7 @@ def positional_bias(
             ),
         ),
         metrics=_metrics(growing),
-        version="1.6.0",
+        version="1.7.0",
         metadata={DATA_SOURCE_KEY: local_source(data)},
     )
 

@@ -86,6 +86,14 @@ class SentenceVerdict:
     """The reading judged more confusing than the sentence as written, whose judgement was
     kept (None: the sentence's own); a note to the judge left out shows up here."""
 
+    @property
+    def reading_decided(self) -> bool:
+        """Whether a reading, not the sentence as written, decided the verdict: it was more
+        confusing, or unreadable where the sentence was read."""
+        return self.more_confusing is not None or any(
+            p.startswith("reading ") for p in self.problems
+        )
+
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 

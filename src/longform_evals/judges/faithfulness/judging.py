@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import product
 from typing import Any
 
@@ -34,7 +34,7 @@ from longform_evals.judges.statement_parts import (
     judge_with_parts,
     statement_parts,
 )
-from longform_evals.judges.text_check import TextCheck, check_text
+from longform_evals.judges.text_check import READING_DECIDED, TextCheck, check_text
 from longform_evals.judges.unit_judge import JudgedUnits, support_verdict
 from longform_evals.models.fan_out import fan_out
 from longform_evals.models.grader import self_judged
@@ -68,6 +68,35 @@ def given_sentences(metadata: Mapping[str, Any], summary: str) -> list[str]:
 
 def _values(rows: list[list[SupportJudgement]]) -> list[list[float | None]]:
     return [[j.value for j in row] for row in rows]
+
+
+def _as_written(rows: list[list[SupportJudgement]]) -> list[list[SupportJudgement]]:
+    """The rows as the statements as written were judged: a judgement a part or reading
+    decided (`statement_parts`) replaced by the statement's own."""
+    return [
+        [replace(j, value=j.whole, reading=None) if j.reading is not None else j for j in row]
+        for row in rows
+    ]
+
+
+def decided_by_reading(
+    judged: _Judged, matrix: SupportMatrix, doc_merge: Merge
+) -> dict[int, list[str]]:
+    """The sentences whose score (their support over the documents, by `doc_merge`) a part or
+    reading decided: it differs from the score the sentences as written get; each with the
+    parts and readings whose judgements were kept for it, in order."""
+    unit_docs = [u.doc_index for u in judged.units]
+    written = SupportMatrix.from_rows(
+        _doc_rows(_as_written(judged.unit_rows), unit_docs, len(judged.kept))
+    )
+    ours, theirs = matrix.sentence_scores(doc_merge), written.sentence_scores(doc_merge)
+    out: dict[int, list[str]] = {}
+    for j, (a, b) in enumerate(zip(ours.tolist(), theirs.tolist(), strict=True)):
+        if a == b or (math.isnan(a) and math.isnan(b)):
+            continue
+        readings = [row[j].reading for row in judged.unit_rows if row[j].reading is not None]
+        out[j] = list(dict.fromkeys(r for r in readings if r is not None))
+    return out
 
 
 def _unit_records(judged: _Judged) -> list[dict[str, int]]:
@@ -156,7 +185,7 @@ def _unscorable_score(summary: str, check: TextCheck) -> Score:
     """The score of a summary without words: NaN values, no judge call."""
     return Score(
         value={
-            **dict.fromkeys((*VALUE_KEYS, "missing_rate"), math.nan),
+            **dict.fromkeys((*VALUE_KEYS, "missing_rate", READING_DECIDED), math.nan),
             "judge_calls": 0.0,
             **check.values(math.nan),
         },
@@ -411,8 +440,9 @@ class FaithfulnessJudging:
     def score_values(
         self, judged: _Judged, matrix: SupportMatrix, check: TextCheck
     ) -> dict[str, float]:
-        """The score's values: every aggregation, the missing rate, the judge calls and the
-        counted reasons."""
+        """The score's values: every aggregation, the missing rate, the judge calls, the
+        sentences whose score a reading decided (:data:`READING_DECIDED`) and the counted
+        reasons."""
         n_sentences = len(judged.sentences)
         aggregations = matrix.all_aggregations()
         values: dict[str, float] = {
@@ -424,6 +454,7 @@ class FaithfulnessJudging:
                 + (n_sentences if judged.full_rows else 0)
                 + judged.part_calls
             ),
+            READING_DECIDED: float(len(decided_by_reading(judged, matrix, self.doc_merge))),
         }
         values.update(check.values(values["faithfulness"]))
         return values
@@ -463,6 +494,11 @@ class FaithfulnessJudging:
                 if st != s
             },
             "sentence_parts": {str(i): ps for i, ps in enumerate(judged.parts) if ps},
+            # Sentences whose score came from a part or reading rather than from themselves.
+            READING_DECIDED: {
+                str(j): readings
+                for j, readings in decided_by_reading(judged, matrix, self.doc_merge).items()
+            },
             "sentence_scores": [
                 None if math.isnan(v) else v
                 for v in matrix.sentence_scores(self.doc_merge).tolist()

@@ -42,6 +42,12 @@ class SupportJudgement:
 
     answer: str
     """The judge's answer, as logged (for MiniCheck: the label and the best chunk)."""
+    reading: str | None = None
+    """The part or reading of the statement whose judgement this is, kept because it was
+    less backed (or unreadable) where the statement as written was not (`statement_parts`);
+    None: the statement's own judgement."""
+    whole: float | None = None
+    """With :attr:`reading`: the support of the statement as written."""
 
     def verdict(self, threshold: float) -> UnitVerdict:
         """The judgement in the unit-judge shape: flagged below ``threshold`` (the judge's
