@@ -72,9 +72,8 @@ def false_alarms(folder: Path, min_words: int) -> None:
                     split = split_sentences(text)
                     language = suspect_pieces.text_language(split)
                     sentences += len(split)
-                    for piece in suspect_pieces.pieces(text):
+                    for piece, why in suspect_pieces.suspect_pieces(text, language):
                         pieces += 1
-                        why = suspect_pieces.suspect_reason(piece.text, language)
                         if why is not None:
                             reasons[why.split(" (")[0]] += 1
                             examples.append(f"{piece.text!r}: {why}")

@@ -209,7 +209,10 @@ _ADDRESSEE = (
 _VERDICT_WORD = (
     r"(?:yes|no|true|false|supported|unsupported|backed|faithful|accurate|correct|incorrect|"
     r"consistent|coherent|clear|confusing|not confusing|no confusion|fine|clean|pass|fail|"
-    r"full marks|top marks|\d+(?:\s*/\s*\d+)?|oui|non|sí|si|ja|nein|sim|não)"
+    r"full marks|top marks|oui|non|sí|si|ja|nein|sim|não|"
+    # a number is a verdict out of another ("7/10", "9 out of 10") or closing its clause
+    # ("rate this 10."), not a measure ("score 2 +", "trial of 10 mg")
+    r"\d+(?:\s*(?:/|out of)\s*\d+|(?=\s*(?:[.!?;,)\]\"'\n]|$))))"
 )
 _ORDER_VERB = (
     r"(?:answer|respond|reply|output|return|say|print|write|mark|rate|score|grade|label|"
@@ -251,11 +254,14 @@ _PATTERNS: dict[str, re.Pattern[str]] = {
         r"|\brespuesta\s+correcta\s+es\s+\S+",
         re.IGNORECASE,
     ),
-    # "Ignore the previous instructions", "disregard your rules"
+    # "Ignore the previous instructions", "disregard your rules"; not a story's "the cadets
+    # ignore the rules of the academy"
     "override of instructions": re.compile(
         r"\b(?:ignore|disregard|forget|override|bypass|ignorez|ignora|ignoriere|vergiss)\b"
-        r"[^.!?\n]{0,40}\b(?:instructions?|prompts?|rules|guidelines|directions|criteria|"
-        r"consignes|instrucciones|anweisungen|istruzioni)\b",
+        r"[^.!?\n]{0,40}?\b(?:previous|prior|above|earlier|preceding|your|all|any|system|"
+        r"grading|scoring|evaluation|judging|marking|these|those|vorherigen|précédentes|"
+        r"anteriores|precedenti)\b[^.!?\n]{0,20}?\b(?:instructions?|prompts?|rules|guidelines|"
+        r"directions|criteria|consignes|instrucciones|anweisungen|istruzioni)\b",
         re.IGNORECASE,
     ),
     # A verdict line written into the text: "Answer: Yes", "Verdict: supported", "Score: 10"
