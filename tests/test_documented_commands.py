@@ -582,6 +582,8 @@ PLAN: dict[str, Run | NotRun] = {
     "--faithfulness 2 --coherence 3 --whole-only --out whole.json": Run(
         group="judge-injection-sixth"
     ),
+    "python benchmarks/judge_injection.py --model gguf/qwen2.5-coder-1.5b --phrasings seventh "
+    "--faithfulness 2 --coherence 3 --out after.json": Run(),
     # docs/local-models.md
     "inspect eval TASK --model gguf/qwen2.5-coder-1.5b": Run(),
     "inspect eval TASK --model gguf/qwen2.5-coder-0.5b -M n_ctx=8192": Run(
