@@ -19,6 +19,9 @@ upgrade breaks a test rather than a user's run.
   (:func:`with_role`), as Inspect labels a model bound to a role, so that its calls are told
   apart from the evaluated model's in the log (recovering a killed run takes a sample's output
   from the last call of the role its first call had).
+* ``sample_active``: the log a running sample writes to, so that per-document work shared
+  by the samples of one run is not shared by the runs (cells) of one process
+  (:func:`active_run`).
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from inspect_ai._util.registry import (
     registry_unqualified_name,
 )
 from inspect_ai.log import Transcript, transcript
+from inspect_ai.log._samples import sample_active
 from inspect_ai.model import Model
 from inspect_ai.model._model import init_model_roles
 
@@ -122,3 +126,10 @@ def with_role(model: Model, role: str) -> Model:
     labelled = copy(model)
     labelled._set_role(role)
     return labelled
+
+
+def active_run() -> str:
+    """The log location of the eval the running sample belongs to ("" outside a sample): one
+    value per run of a task on a model, the same for every sample of it."""
+    active = sample_active()
+    return str(active.log_location) if active is not None else ""

@@ -224,16 +224,7 @@ def create_exclusive(location: str, text: str) -> bool:
     """
     data = text.encode("utf-8")
     if not is_url(location):
-        Path(location).parent.mkdir(parents=True, exist_ok=True)
-        try:
-            fd = os.open(location, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-        except FileExistsError:
-            return False
-        except OSError as e:
-            raise StoreError(f"cannot write {location}: {_gist(e)}") from e
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        return True
+        return _create_local(Path(location), data)
     fs, path = _fs(location)
     try:
         fs.pipe_file(path, data, mode="create")
@@ -243,6 +234,32 @@ def create_exclusive(location: str, text: str) -> bool:
         raise StoreError(f"cannot write {location}: {_gist(e)}") from e
     fs.invalidate_cache(posixpath.dirname(path))
     return True
+
+
+def _create_local(path: Path, data: bytes) -> bool:
+    """Locally: the file is written whole under a temporary name and then linked to its name
+    (a link fails where a file exists), so no reader ever sees it half written; where the file
+    system has no hard links, an ``O_EXCL`` create and a write."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
+    try:
+        temporary.write_bytes(data)
+        try:
+            os.link(temporary, path)
+        except FileExistsError:
+            return False
+        except OSError:  # no hard links here
+            try:
+                fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+            except FileExistsError:
+                return False
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+        return True
+    except OSError as e:
+        raise StoreError(f"cannot write {path}: {_gist(e)}") from e
+    finally:
+        temporary.unlink(missing_ok=True)
 
 
 def remove(location: str) -> None:

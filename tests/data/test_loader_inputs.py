@@ -248,6 +248,31 @@ def test_unusual_but_printable_ids_load(tmp_path: Path, loader: Loader) -> None:
     assert loader.load(_write(tmp_path / "d.jsonl", records))
 
 
+LOOK_ALIKE_IDS = {
+    "composed and decomposed": ("caf\u00e9", "cafe\u0301"),
+    "joiner inside": ("tale", "ta\u200dle"),
+    "non-joiner inside": ("tale", "t\u200cale"),
+    "full-width letters": ("tale", "\uff54\uff41\uff4c\uff45"),
+    "surrounding spaces": ("tale", " tale "),
+}
+
+
+@pytest.mark.parametrize("loader", WITH_IDS, ids=lambda x: x.name)
+@pytest.mark.parametrize("what", list(LOOK_ALIKE_IDS))
+def test_ids_that_look_the_same_are_one_id_refused_by_name(
+    tmp_path: Path, loader: Loader, what: str
+) -> None:
+    if loader.id_path == ("subset",):
+        pytest.skip("LongFormFact numbers the records of a subset: its ids never repeat")
+    first, second = LOOK_ALIKE_IDS[what]
+    records = [_with_id(loader, first), _with_id(loader, second)]
+    records[1] = json.loads(
+        json.dumps(records[1]).replace("Ships", "Whales").replace("ships", "whales")
+    )
+    with pytest.raises(DataError, match=r"d\.jsonl:2.*(already used at|seen before)"):
+        loader.load(_write(tmp_path / "d.jsonl", records))
+
+
 def test_ids_inspect_reads_as_one_number_are_one_id() -> None:
     ids = SampleIds()
     ids.add("7", "f:1")

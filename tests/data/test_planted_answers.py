@@ -174,7 +174,7 @@ def test_missing_id(tmp_path: Path) -> None:
 
 
 def test_duplicate_id(tmp_path: Path) -> None:
-    with pytest.raises(DataError, match=r":2 \(question q01\): duplicate question id 'q01'"):
+    with pytest.raises(DataError, match=r":2: id 'q01' already used at .*:1"):
         load_planted_answers(_write(tmp_path, [_record(), {**_record(), "question": "Who?"}]))
 
 

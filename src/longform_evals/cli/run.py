@@ -4,6 +4,7 @@ processes as share it."""
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import subprocess
 import sys
@@ -19,6 +20,18 @@ if TYPE_CHECKING:
     from longform_evals.runs.run_plan import BuiltVariant, PlanRun
 
 _CLAIM_TIMEOUT = 600.0
+_MOST_TIMEOUT = 7 * 24 * 3600.0
+
+
+def _timeout(ctx: click.Context, param: click.Parameter, value: float) -> float:
+    """A claim timeout: finite seconds from 1 to a week (click's range lets NaN through)."""
+    if not math.isfinite(value) or not 1.0 <= value <= _MOST_TIMEOUT:
+        raise click.BadParameter(
+            f"{value!r} is not a number of seconds from 1 to {_MOST_TIMEOUT:.0f} (a week)"
+        )
+    return value
+
+
 _WORKER = "LONGFORM_RUN_WORKER"
 """Set in the worker processes `max_tasks` starts, so that they start none of their own."""
 
@@ -36,7 +49,8 @@ _WORKER = "LONGFORM_RUN_WORKER"
     "--claim-timeout",
     default=_CLAIM_TIMEOUT,
     show_default=True,
-    type=click.FloatRange(min=1.0),
+    type=float,
+    callback=_timeout,
     help="Seconds without a heartbeat after which another process takes over a cell.",
 )
 @click.option(

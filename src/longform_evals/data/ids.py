@@ -13,7 +13,11 @@ ends the run with an error (a zip member name holds at most 65,535 bytes). So an
 - not blank (at least one character other than white space);
 - at most :data:`MAX_ID_CHARS` characters;
 - unique within the loaded dataset, counting as Inspect does: ``"7"`` and ``"007"`` are the
-  same sample to Inspect (an id of digits is read as a number), so they are the same id here.
+  same sample to Inspect (an id of digits is read as a number), so they are the same id here;
+  and counting as a reader does: ids that look the same are the same id, so they are compared
+  after Unicode's compatibility normalisation (NFKC: composed and decomposed ``café``,
+  full-width letters), without zero-width joiners and non-joiners and without surrounding
+  white space. Two records whose ids collide so are refused, naming both.
 
 The limit of 256 characters is far above every id of the supported datasets (published ids
 are under 40 characters; ids the package builds from titles and file names, such as
@@ -28,7 +32,7 @@ import unicodedata
 
 from longform_evals.data.files import DataError
 
-__all__ = ["MAX_ID_CHARS", "SampleIds", "check_sample_id"]
+__all__ = ["MAX_ID_CHARS", "SampleIds", "check_sample_id", "id_key", "spelled_as"]
 
 MAX_ID_CHARS = 256
 """The most characters of a sample id (see the module docstring for the reason)."""
@@ -82,9 +86,27 @@ def check_sample_id(value: str, where: str, field: str = "id") -> str:
     return value
 
 
-def _inspect_key(value: str) -> str:
-    """The id as Inspect tells samples apart: an id of digits is a number."""
-    return str(int(value)) if value.isdecimal() else value
+def id_key(value: str) -> str:
+    """The id as samples are told apart: as a reader sees it (NFKC, no joiners, no surrounding
+    white space), and an id of digits as the number Inspect reads it as."""
+    seen = unicodedata.normalize("NFKC", value)
+    seen = "".join(c for c in seen if c not in _JOINERS).strip()
+    return str(int(seen)) if seen.isdecimal() and seen.isascii() else seen
+
+
+def _why_same(first: str, second: str) -> str:
+    if first.strip().isdecimal() and second.strip().isdecimal():
+        return "Inspect reads both as one number"
+    return (
+        f"written {first!a} and {second!a}, the two look the same once "
+        "Unicode-normalised (NFKC), without joiners and surrounding spaces"
+    )
+
+
+def spelled_as(first: str, second: str) -> str:
+    """For a message about two ids with one :func:`id_key`: how the first was spelled, and why
+    they are one id ("" when they are spelled alike)."""
+    return "" if first == second else f" (as {first!r}: {_why_same(first, second)})"
 
 
 class SampleIds:
@@ -100,12 +122,10 @@ class SampleIds:
             DataError: If it is no valid id, or the dataset has it already (naming where).
         """
         check_sample_id(value, where, field)
-        key = _inspect_key(value)
+        key = id_key(value)
         if key in self._first:
             first, spelled = self._first[key]
-            same = (
-                "" if spelled == value else f" (as {spelled!r}: Inspect reads both as one number)"
-            )
+            same = spelled_as(spelled, value)
             raise DataError(
                 f"{where}: {field} {value!r} already used at {first}{same}; sample ids must "
                 "be unique"

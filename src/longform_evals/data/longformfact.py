@@ -115,6 +115,7 @@ INSTRUCTION = "Judge whether the summary is faithful to the source documents."
 OnMismatch = Literal["raise", "skip"]
 """What to do with a sentence-level record whose sentences cannot be aligned to its labels."""
 
+
 @dataclass(frozen=True)
 class LoadReport:
     """What a load kept and skipped.

@@ -32,6 +32,7 @@ from typing import Any
 
 from inspect_ai.dataset import Sample
 
+from longform_evals.data.ids import id_key, spelled_as
 from longform_evals.data.jsonl import DataError, jsonl_records, require_text
 from longform_evals.data.reading_samples import (
     ReadingDoc,
@@ -73,13 +74,16 @@ class _Stories:
         self._groups: dict[str, tuple[ReadingDoc, list[ReadingQuestion]]] = {}
 
     def doc(self, doc_id: str, title: str, text: str, kind: str, where: str) -> ReadingDoc:
-        group = self._groups.get(doc_id)
+        group = self._groups.get(id_key(doc_id))
         if group is None:
             doc = ReadingDoc(doc_id, title, text, kind)
-            self._groups[doc_id] = (doc, [])
+            self._groups[id_key(doc_id)] = (doc, [])
             return doc
         if group[0].text != text:
-            raise DataError(f"{where}: document {doc_id!r} was seen before with another text")
+            raise DataError(
+                f"{where}: document {doc_id!r} was seen before with another text"
+                f"{spelled_as(group[0].doc_id, doc_id)}"
+            )
         return group[0]
 
     def add(

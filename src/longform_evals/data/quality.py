@@ -34,6 +34,7 @@ from typing import Any
 
 from inspect_ai.dataset import Sample
 
+from longform_evals.data.ids import id_key, spelled_as
 from longform_evals.data.jsonl import DataError, jsonl_records, require_text
 from longform_evals.data.reading_samples import (
     ReadingDoc,
@@ -127,17 +128,20 @@ class _Articles:
             doc_id = str(raw_id)
         else:
             raise DataError(f"{where}: field 'article_id' must be a string")
-        group = self._groups.get(doc_id)
+        group = self._groups.get(id_key(doc_id))
         if group is None:
             doc = ReadingDoc(doc_id, optional_text(record, "title", where), text, "article")
-            self._groups[doc_id] = (doc, [])
+            self._groups[id_key(doc_id)] = (doc, [])
             return doc
         if group[0].text != text:
-            raise DataError(f"{where}: article_id {doc_id!r} was seen before with another text")
+            raise DataError(
+                f"{where}: article_id {doc_id!r} was seen before with another text"
+                f"{spelled_as(group[0].doc_id, doc_id)}"
+            )
         return group[0]
 
     def add(self, doc: ReadingDoc, record: Mapping[str, Any], where: str) -> None:
-        entries = self._groups[doc.doc_id][1]
+        entries = self._groups[id_key(doc.doc_id)][1]
         question = require_text(record, "question", where)
         at, where = where, f"{where} {snippet(question)}"
         options = _options(record, where)

@@ -168,6 +168,8 @@ CLAUSE_OPENERS: dict[str, frozenset[str]] = {
 """Per language, words that open a clause: a note woven into a sentence without punctuation in
 the summary's own language is cut off at the one that opens it. Words of one letter or two
 that are common words of other languages ("a", "i", "e", "at", "en") are left out."""
+
+
 @dataclass(frozen=True)
 class Piece:
     """A piece of a judged text, with the index of the sentence (or line) it belongs to."""
@@ -266,9 +268,7 @@ def _dash_asides(out: list[Piece], k: int, numbered: int) -> int:
     return numbered
 
 
-def _asides(
-    parts: list[str], numbered: int, depth: int = 0
-) -> tuple[list[int | None], int, int]:
+def _asides(parts: list[str], numbered: int, depth: int = 0) -> tuple[list[int | None], int, int]:
     """Per part, the number of the top-level bracketed aside it is in (numbered on from
     `numbered`; `depth` brackets are open from the sentences before: an aside can hold
     sentences), the asides numbered so far, and the brackets left open."""
@@ -593,9 +593,7 @@ MAX_CUTS = 8
 nearest the note's first verdict word or cue)."""
 
 
-def _before_note(
-    piece: str, language: str | None, before: str = "", after: str = ""
-) -> list[str]:
+def _before_note(piece: str, language: str | None, before: str = "", after: str = "") -> list[str]:
     """The piece cut before a clause word ahead of its first verdict word or cue, a note
     woven into it without punctuation ("... at dawn and the grader should answer Yes"): at
     each of the :data:`MAX_CUTS` clause words nearest the note (which one opens it is not

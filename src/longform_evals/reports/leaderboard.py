@@ -30,6 +30,12 @@ from longform_evals.judges.text_check import READING_DECIDED
 from longform_evals.log_keys import BUDGET_ERROR, PLAN_METADATA
 from longform_evals.log_store import StoreError, check_readable, is_url, resolve
 from longform_evals.models.step_usage import step_usage
+from longform_evals.reports.leaderboard_settings import (
+    Experiment,
+    differing,
+    run_settings,
+    what_differs,
+)
 from longform_evals.scorers.results import result_values
 from longform_evals.tasks.card import Headline
 from longform_evals.tasks.cards import TASK_CARDS
@@ -265,6 +271,9 @@ def _frames(log_dir: str) -> tuple[Any, Any, list[tuple[str, str]]]:
             EvalColumn("started_at", path="stats.started_at"),
             EvalColumn("completed_at", path="stats.completed_at"),
             EvalColumn("limit", path="eval.config.limit"),
+            EvalColumn("epochs", path="eval.config.epochs"),
+            # EvalModel's `model_args` column reads the base URL (Inspect 0.3.285)
+            EvalColumn("model_args_json", path="eval.model_args"),
             EvalColumn("sample_id", path="eval.config.sample_id"),
         ],
         strict=False,
@@ -549,7 +558,7 @@ def build_leaderboard(log_dir: str | Path) -> Leaderboard:
         raise LeaderboardError(str(e)) from e
     evals, samples, unreadable = _frames(folder)
     skipped: list[tuple[str, str]] = list(unreadable)
-    chosen: dict[tuple[str, tuple[str, str], str | None], Any] = {}
+    chosen: dict[tuple[str, Experiment, str | None, str], Any] = {}
     for _, ev in evals.sort_values("created").iterrows():
         task = str(ev["task_name"]).split("/")[-1]
         if task not in HEADLINES:
@@ -564,7 +573,10 @@ def build_leaderboard(log_dir: str | Path) -> Leaderboard:
         roles = _loads(ev.get("model_roles")) or {}
         judge = bound_judge(task, args, roles)
         config = {k: _loads(ev.get(k)) for k in ("limit", "sample_id")}
-        key = (str(ev["model"]), experiment(task, metadata, args, config), judge)
+        label, data = experiment(task, metadata, args, config)
+        settings = run_settings(ev, roles if judge else {})
+        exp = Experiment(label, data, settings.column)
+        key = (str(ev["model"]), exp, judge, settings.row_digest)
         earlier = chosen.get(key)
         if earlier is not None:
             if earlier["status"] == "success" and ev["status"] != "success":
@@ -577,6 +589,7 @@ def build_leaderboard(log_dir: str | Path) -> Leaderboard:
             "args": args,
             "judge": judge,
             "metadata": metadata,
+            "settings": settings,
             **config,
         }
     if not chosen:
@@ -587,13 +600,14 @@ def build_leaderboard(log_dir: str | Path) -> Leaderboard:
         if ev["status"] != "success":
             skipped.append((str(ev["log"]), f"{ev['status']}: shown as a partial row"))
     names, order = _variant_names(chosen)
+    models = _model_names(chosen)
     rows = [
         _row(
-            (model, names[exp], judge),
+            (models[key], names[key[1]], key[2]),
             ev,
             samples[samples["eval_id"] == ev["eval_id"]],
         )
-        for (model, exp, judge), ev in sorted(chosen.items(), key=lambda item: order[item[0][1]])
+        for key, ev in sorted(chosen.items(), key=lambda item: order[item[0][1]])
     ]
     metrics = _shown_metrics(rows)
     notes = _rank(rows, metrics) + card_notes(rows)
@@ -606,17 +620,18 @@ def _plan_of(ev: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _variant_names(
-    chosen: Mapping[tuple[str, tuple[str, str], str | None], Mapping[str, Any]],
-) -> tuple[dict[tuple[str, str], str], dict[tuple[str, str], tuple[Any, ...]]]:
+    chosen: Mapping[tuple[str, Experiment, str | None, str], Mapping[str, Any]],
+) -> tuple[dict[Experiment, str], dict[Experiment, tuple[Any, ...]]]:
     """Each experiment's column name and its place on the page.
 
-    The name is the plan's name of the variant where a plan ran it, else its label (with its
-    data's digest where two experiments share a label); the plans' columns come first, in
-    each plan's order, then the others in the order they were first run."""
-    names: dict[tuple[str, str], str] = {}
-    order: dict[tuple[str, str], tuple[Any, ...]] = {}
+    The name is the plan's name of the variant where a plan ran it, else its label; where two
+    experiments would share a name, each is named by what differs: its arguments, its data's
+    digest, its task version, epochs or judge settings. The plans' columns come first, in each
+    plan's order, then the others in the order they were first run."""
+    names: dict[Experiment, str] = {}
+    order: dict[Experiment, tuple[Any, ...]] = {}
     plans: list[str] = []
-    for (_, exp, _), ev in chosen.items():  # in creation order
+    for (_, exp, _, _), ev in chosen.items():  # in creation order
         plan = _plan_of(ev)
         if plan.get("variant") and exp not in names:
             names[exp] = str(plan["variant"])
@@ -630,12 +645,34 @@ def _variant_names(
         )
         order[exp] = min(order.get(exp, place), place)
     for exp in order:
-        names.setdefault(exp, exp[0])
-    taken = list(names.values())
+        names.setdefault(exp, exp.label)
+    clashes: dict[str, list[Experiment]] = {}
     for exp, name in names.items():
-        if taken.count(name) > 1 and exp[1]:  # one name, other data: the digest tells them apart
-            names[exp] = f"{name} (data {exp[1][:8]})"
+        clashes.setdefault(name, []).append(exp)
+    for name, group in clashes.items():
+        if len(group) > 1:
+            for exp, told in zip(group, what_differs(group), strict=True):
+                names[exp] = f"{name} ({told})"
     return names, order
+
+
+def _model_names(
+    chosen: Mapping[tuple[str, Experiment, str | None, str], Mapping[str, Any]],
+) -> dict[tuple[str, Experiment, str | None, str], str]:
+    """Each row's model name: the model, and where one model has two rows in one column (run
+    with other settings), the settings that differ."""
+    groups: dict[tuple[str, Experiment, str | None], list[tuple[Any, ...]]] = {}
+    for key in chosen:
+        groups.setdefault(key[:3], []).append(key)
+    names: dict[tuple[str, Experiment, str | None, str], str] = {}
+    for (model, _, _), keys in groups.items():
+        if len(keys) == 1:
+            names[keys[0]] = model
+            continue
+        shown = differing([chosen[k]["settings"].row for k in keys])
+        for k, told in zip(keys, shown, strict=True):
+            names[k] = f"{model} ({told})"
+    return names
 
 
 def _row(key: tuple[str, str, str | None], ev: Mapping[str, Any], frame: Any) -> Row:

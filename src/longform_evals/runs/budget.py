@@ -45,8 +45,17 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from longform_evals.log_keys import BUDGET_ERROR
 from longform_evals.log_store import create_exclusive, join, list_names, read_text, write_text
 from longform_evals.models.spend_gate import BudgetExhausted, CallCost
-from longform_evals.runs.claims import Owner, this_process
+from longform_evals.runs.claims import OWNER_FIELDS, Owner, this_process
 from longform_evals.runs.plan_file import Price
+from longform_evals.runs.store_records import (
+    BadFile,
+    Field,
+    finite,
+    numbered,
+    parse_record,
+    record,
+    say_once,
+)
 
 __all__ = [
     "BUDGET_FOLDER",
@@ -109,12 +118,15 @@ def _within(amount: Spend, room: Spend, limit: Spend) -> bool:
     )
 
 
-def _number(text: str | None, key: str) -> float | None:
-    try:
-        value = json.loads(text or "")[key]
-    except (ValueError, KeyError, TypeError):
-        return None
-    return float(value) if isinstance(value, int | float) else None
+_AMOUNT = {"tokens": Field(finite(0.0, 1e18)), "money": Field(finite(0.0, 1e18))}
+_GRANT = {**_AMOUNT, "owner": Field(record(OWNER_FIELDS), optional=True)}
+
+
+def _amount(location: str, content: str | None, fields: dict[str, Field]) -> Spend | BadFile:
+    data = parse_record(location, content, fields)
+    if isinstance(data, BadFile):
+        return data
+    return Spend(float(data["tokens"]), float(data["money"]))
 
 
 class GrantBook:
@@ -131,19 +143,38 @@ class GrantBook:
 
     def committed(self) -> tuple[int, Spend]:
         """The next grant's number, and what the grants so far take from the budget: what
-        closed grants spent, and open ones whole."""
+        closed grants spent, and open ones whole. A grant that cannot be read takes all that
+        is left (it may be any size, and the budget must hold); a record of what a grant
+        spent that cannot be read leaves its grant counted whole. Each is said once, naming
+        the file; files named otherwise are said once and ignored."""
         names = list_names(self.folder)
-        grants = sorted(int(n.split(".")[0]) for n in names if n.endswith(".grant"))
-        closed = {int(n.split(".")[0]) for n in names if n.endswith(".used")}
+        grants, strays = numbered(names, ".grant")
+        used, stray_used = numbered(names, ".used")
+        for name in [*strays, *stray_used]:
+            say_once(
+                BadFile(join(self.folder, name), "is no budget file (its name is not a number)"),
+                "it is ignored; remove it",
+            )
         total = Spend()
-        for number in grants:
-            kind = "used" if number in closed else "grant"
-            text = read_text(join(self.folder, f"{number:06d}.{kind}"))
-            tokens, money = _number(text, "tokens"), _number(text, "money")
-            if tokens is None or money is None:  # unreadable: count the most it could be
-                return (grants[-1] + 1, self.limit)
-            total += Spend(tokens, money)
-        return (grants[-1] + 1 if grants else 0), total
+        for number in sorted(grants):
+            grant = join(self.folder, grants[number])
+            size = _amount(grant, read_text(grant), _GRANT)
+            if isinstance(size, BadFile):
+                say_once(
+                    size,
+                    "it is counted as all that is left of the budget; if no process of the plan "
+                    "is running, remove it and run again",
+                )
+                return max(grants) + 1, self.limit
+            if number in used:
+                location = join(self.folder, used[number])
+                spent = _amount(location, read_text(location), _AMOUNT)
+                if isinstance(spent, BadFile):
+                    say_once(spent, "its grant is counted as spent whole")
+                else:
+                    size = spent
+            total += size
+        return (max(grants) + 1 if grants else 0), total
 
     def take(self, need: Spend) -> Spend | None:
         """A new grant for this process: ``need`` (or a share of the budget when that is more),

@@ -29,10 +29,24 @@ import uuid
 from dataclasses import asdict, dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
+
+import psutil
 
 from longform_evals.log_store import StoreError, create_exclusive, join, list_names, read_text
 from longform_evals.log_store import write_text as store_write
+from longform_evals.runs.store_records import (
+    MAX_PID,
+    BadFile,
+    Field,
+    finite,
+    numbered,
+    parse_record,
+    record,
+    say_once,
+    text,
+    text_or_none,
+    whole,
+)
 
 __all__ = [
     "CLAIMS_FOLDER",
@@ -91,24 +105,40 @@ class Claim:
         return json.dumps(asdict(self), indent=1)
 
 
-def _claim(cell: str, generation: int, text: str | None) -> Claim | None:
-    """A claim read back from its file; None for a file that cannot be read as one."""
-    try:
-        data: Any = json.loads(text or "")
-        owner = Owner(**data["owner"])
-        return Claim(cell, generation, owner, float(data["heartbeat"]), data.get("released"))
-    except (ValueError, KeyError, TypeError):
-        return None
+OWNER_FIELDS = {
+    "id": Field(text),
+    "host": Field(text),
+    "machine": Field(text),
+    "pid": Field(whole(1, MAX_PID)),
+}
+_CLAIM = {
+    "cell": Field(text),
+    "generation": Field(whole(0, 10**18)),
+    "owner": Field(record(OWNER_FIELDS)),
+    "heartbeat": Field(finite(0.0, 1e11)),
+    "released": Field(text_or_none, optional=True),
+}
+_TAKE_OVER = "the cell's claim is taken over (a claim no process can renew)"
+
+
+def _claim(location: str, cell: str, generation: int, content: str | None) -> Claim | BadFile:
+    """A claim read back from its file (:mod:`longform_evals.runs.store_records`)."""
+    data = parse_record(location, content, _CLAIM)
+    if isinstance(data, BadFile):
+        return data
+    owner = Owner(**data["owner"])
+    return Claim(cell, generation, owner, float(data["heartbeat"]), data.get("released"))
 
 
 def _alive(pid: int) -> bool:
+    """Whether process ``pid`` of this machine still runs: a zombie (killed, not yet reaped
+    by its parent) does not."""
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+        return bool(psutil.Process(pid).status() != psutil.STATUS_ZOMBIE)
+    except psutil.NoSuchProcess:
         return False
-    except PermissionError:  # a process of another user holds that pid
+    except (psutil.AccessDenied, OverflowError, ValueError):  # another user's process
         return True
-    return True
 
 
 class Claims:
@@ -124,16 +154,24 @@ class Claims:
 
     def current(self, cell: str) -> tuple[int, Claim | None] | None:
         """The cell's current claim: its number and the claim (None when its file cannot be
-        read as a claim); None when the cell was never claimed."""
-        numbers = [
-            int(name[: -len(_SUFFIX)])
-            for name in list_names(join(self.root, cell))
-            if name.endswith(_SUFFIX) and name[: -len(_SUFFIX)].isdigit()
-        ]
+        read as a claim: said once, naming the file); None when the cell was never claimed.
+        Files in the cell's folder named otherwise are said once and left alone."""
+        folder = join(self.root, cell)
+        numbers, strays = numbered(list_names(folder), _SUFFIX)
+        for name in strays:
+            say_once(
+                BadFile(join(folder, name), "is no claim file (its name is not a number)"),
+                "it is ignored; remove it",
+            )
         if not numbers:
             return None
         number = max(numbers)
-        return number, _claim(cell, number, read_text(self._file(cell, number)))
+        location = self._file(cell, number)
+        found = _claim(location, cell, number, read_text(location))
+        if isinstance(found, BadFile):
+            say_once(found, _TAKE_OVER)
+            return number, None
+        return number, found
 
     def free(self, claim: Claim | None, now: float | None = None) -> str | None:
         """Why ``claim`` may be taken over, or None while its owner holds it."""
@@ -146,6 +184,12 @@ class Claims:
         if claim.owner.machine == self.owner.machine and not _alive(claim.owner.pid):
             return f"its process {claim.owner.pid} on this machine is gone"
         age = (time.time() if now is None else now) - claim.heartbeat
+        if -age > self.timeout:
+            return (
+                f"its heartbeat from {claim.owner.host} (pid {claim.owner.pid}) is dated "
+                f"{-age:.0f} s ahead of this machine's clock, more than the {self.timeout:.0f} s "
+                "timeout: taken as stale (check the machines' clocks)"
+            )
         if age > self.timeout:
             return (
                 f"no heartbeat from {claim.owner.host} (pid {claim.owner.pid}) for {age:.0f} s, "

@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlparse
 
 import yaml
 
@@ -361,10 +362,20 @@ def parse_plan(raw: Mapping[str, Any], path: Path) -> Plan:
     if duplicated:
         raise fail(f"two task variants share the name {', '.join(duplicated)}; name them")
     _refuse_repeated_cells(variants, fail)
-    budget = raw.get("budget") or {}
-    if not isinstance(budget, dict):
-        raise fail("`budget` must be a mapping with `tokens` and/or `money`")
+    budget = raw.get("budget")
+    if budget is not None and (not isinstance(budget, dict) or not budget):
+        raise fail(
+            f"`budget` must be a mapping with `tokens` and/or `money`, not {budget!r}; leave it "
+            "out for no budget"
+        )
+    budget = budget or {}
     _known(budget, _BUDGET_KEYS, "`budget`", fail)
+    if (
+        "budget" in raw
+        and raw["budget"] is not None
+        and all(budget.get(k) is None for k in _BUDGET_KEYS)
+    ):
+        raise fail("`budget` sets neither `tokens` nor `money`; leave it out for no budget")
     prices = _prices(raw.get("prices") or {}, fail)
     budget_money = _money(budget.get("money"), fail)
     if budget_money is not None:
@@ -410,7 +421,14 @@ def log_location(value: str, base: Path, option: str = "`log_dir`") -> str:
         location = resolve(value.strip(), base)
     except (RuntimeError, ValueError, OSError) as e:  # `~nobody/...`, a NUL in the path
         raise ValueError(f"{option} {value!r} cannot be made a path: {e}") from e
-    if not is_url(location):
+    if is_url(location):
+        parsed = urlparse(location)
+        if not parsed.netloc or parsed.query or parsed.fragment or parsed.params:
+            raise ValueError(
+                f"{option} {value!r} is no store folder: a store URL names a bucket and a "
+                "path (`s3://bucket/logs`), without `?` or `#`"
+            )
+    else:
         try:
             check_writable(location)
         except StoreError as e:

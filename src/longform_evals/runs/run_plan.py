@@ -30,7 +30,14 @@ from longform_evals.log_keys import BUDGET_ERROR, PLAN_METADATA
 from longform_evals.models import spend_gate
 from longform_evals.runs import budget
 from longform_evals.runs.budget import GrantBook, Ledger, budget_gate
-from longform_evals.runs.cells import BuiltVariant, Cell, cell_logs, plan_cells, plan_logs
+from longform_evals.runs.cells import (
+    BuiltVariant,
+    Cell,
+    cell_logs,
+    plan_cells,
+    plan_logs,
+    variant_content,
+)
 from longform_evals.runs.claims import DEFAULT_TIMEOUT, Claim, Claims, Heartbeat
 from longform_evals.runs.estimate import Cost, variant_cost
 from longform_evals.runs.plan_file import Plan, Variant
@@ -87,6 +94,7 @@ def build_variant(plan: Plan, variant: Variant) -> BuiltVariant:
     limit = variant.limit or plan.limit
     if limit is not None:
         samples = samples[:limit]
+    _check_settings(plan, variant, args, samples)
     judge = plan.judge.model or "self"
     metadata = {
         **(task.metadata or {}),
@@ -101,6 +109,8 @@ def build_variant(plan: Plan, variant: Variant) -> BuiltVariant:
             "args": {k: str(v) for k, v in args.items()},
             "judge": judge if TASK_CARDS[variant.task].graded else None,
             "judge_mode": plan.judge.mode,
+            "task_version": str(task.version),
+            "content": variant_content(variant, samples),
         },
     }
     built = task_with(
@@ -110,6 +120,24 @@ def build_variant(plan: Plan, variant: Variant) -> BuiltVariant:
         metadata=metadata,
     )
     return BuiltVariant(variant, built, len(samples))
+
+
+def _check_settings(plan: Plan, variant: Variant, args: dict[str, Any], samples: list[Any]) -> None:
+    """Refuse a variant whose arguments no sample of one kind (dataset and kind of document)
+    can run with, such as pages whose largest size is under the dataset's smallest: the
+    estimate of one sample of each kind resolves every setting as the run would.
+
+    Raises:
+        ValueError: naming the variant and the setting.
+    """
+    kinds: dict[tuple[str, str], Any] = {}
+    for s in samples:
+        meta = s.metadata or {}
+        kinds.setdefault((str(meta.get("dataset")), str(meta.get("doc_kind"))), s)
+    try:
+        variant_cost(variant.task, args, list(kinds.values()))
+    except ValueError as e:
+        raise ValueError(f"plan {plan.path}: task {variant.label}: {e}") from e
 
 
 def build_plan(plan: Plan) -> list[BuiltVariant]:

@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any, Literal, cast
 
 from longform_evals.data.files import check_file
-from longform_evals.data.ids import check_sample_id
+from longform_evals.data.ids import SampleIds
 from longform_evals.data.jsonl import DataError, jsonl_records, require_text
 
 Label = Literal["exact", "partial", "wrong", "off"]
@@ -115,15 +115,14 @@ def load_planted_answers(
     )
     answers: list[PlantedAnswer] = []
     seen: set[str] = set()
+    ids = SampleIds()
     for line, record in jsonl_records(source):
         where = f"{source}:{line}"
-        question_id = check_sample_id(require_text(record, "id", where), where)
+        question_id = ids.add(require_text(record, "id", where), where)
         where = f"{where} (question {question_id})"
         missing = [f for f in _QUESTION_FIELDS if f not in record]
         if missing:
             raise DataError(f"{where}: missing field(s) {missing}")
-        if question_id in seen:
-            raise DataError(f"{where}: duplicate question id {question_id!r}")
         seen.add(question_id)
         record_split = _choice(record, "split", SPLITS, where)
         kind = _choice(record, "kind", QUESTION_KINDS, where)

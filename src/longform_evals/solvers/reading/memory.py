@@ -5,9 +5,13 @@ Samples of the same document run concurrently, so each result is memoized in pro
 a key of everything it depends on (model, document hash, page limits, prompt texts,
 generation settings, epoch, and the question for conditional gists), with a lock per key:
 the first sample computes, the others wait for it. The memo is kept per model instance
-(weakly), so separate runs against separate models never share it, and each epoch is its
-own replicate. Pagination and gisting calls also go through Inspect's cache (temperature 0,
-no expiry), so a rerun of the same evaluation costs no calls.
+(weakly) and per run (the log the sample writes), so separate runs never share it: a run's
+calls and tokens per sample are the same whichever process ran it and whatever that process
+ran before (a plan's cells of one model in one process would otherwise reuse each other's
+pages, and cost less than the same cells run elsewhere). Each epoch is its own replicate.
+Pagination and gisting calls also go through Inspect's cache (temperature 0, no expiry), so a
+rerun of the same evaluation makes no new calls (a call answered from the cache still counts
+as one in the run's cost).
 
 Each result carries the prompt words its calls took, so that every question can be charged
 its share of the document's cost whether it computed the result or reused it. Their tokens
@@ -30,6 +34,7 @@ import anyio
 from inspect_ai.model import GenerateConfig, Model, ModelAPI
 from inspect_ai.util import collect
 
+from longform_evals.inspect_private import active_run
 from longform_evals.models.calls import generate
 from longform_evals.models.step_usage import register_step_kind
 from longform_evals.prompts import load_prompt
@@ -58,7 +63,7 @@ T = TypeVar("T")
 PAGINATION: Final = register_step_kind("pagination", "ReadAgent's choice of a page break")
 GIST: Final = register_step_kind("gist", "ReadAgent's gist of one page")
 
-_store: weakref.WeakKeyDictionary[ModelAPI, dict[str, Any]] = weakref.WeakKeyDictionary()
+_store: weakref.WeakKeyDictionary[ModelAPI, dict[str, dict[str, Any]]] = weakref.WeakKeyDictionary()
 _locks: dict[tuple[int, str], anyio.Lock] = {}
 _GIST_LABEL = re.compile(r"(?i)^\s*(?:shortened|short)\s+(?:version|text|page)\s*:\s*")
 
@@ -73,15 +78,24 @@ def clear_reading_cache() -> None:
     _locks.clear()
 
 
+_RUNS_KEPT = 4
+"""Runs whose memo a model keeps: runs going on at once in one process share a model, and a
+finished run's pages are not needed again (a plan runs thousands of cells)."""
+
+
 async def memoized(model: Model, key: str, compute: Callable[[], Awaitable[T]]) -> T:
-    """``compute()`` once per ``model`` and ``key``; concurrent callers wait for the first.
+    """``compute()`` once per ``model``, run and ``key``; concurrent callers wait for the first.
 
     A failed computation is not stored, so the next caller tries again.
     """
-    store = _store.setdefault(model.api, {})
+    run = active_run()
+    runs = _store.setdefault(model.api, {})
+    store = runs.setdefault(run, {})
+    while len(runs) > _RUNS_KEPT:
+        del runs[next(iter(runs))]  # the oldest run's memo
     if key in store:
         return store[key]  # type: ignore[no-any-return]
-    lock_key = (id(model.api), key)
+    lock_key = (id(model.api), f"{run}\n{key}")
     lock = _locks.get(lock_key)
     if lock is None:
         lock = _locks[lock_key] = anyio.Lock()
