@@ -143,8 +143,11 @@ def corpora(data: Path) -> list[Corpus]:
     lff = Corpus("longformfact")
     for path in sorted((data / "longformfact").rglob("*.jsonl")):
         for n, r in enumerate(_jsonl(path)):
-            docs = r.get("documents") or [r.get("document", "")]
-            lff.summaries.append(Summary(f"{path.name}:{n}", split_sentences(r["summary"]), docs))
+            # a row's empty documents (some published rows have one) are no source to judge by
+            docs = [d for d in r.get("documents") or [r.get("document", "")] if d.strip()]
+            lff.summaries.append(
+                Summary(f"{path.name}:{n}", split_sentences(r["summary"]), docs or None)
+            )
     out.append(lff)
     squality = Corpus("squality")
     if (data / "squality" / "dev.jsonl").is_file():
@@ -341,11 +344,13 @@ def main() -> None:
     parser.add_argument("--examples", type=int, default=20, help="readings shown in part A")
     parser.add_argument("--judge", default=None, help="run part B with this judge model")
     parser.add_argument("--rewordings", type=int, default=8, help="sentences per corpus")
+    parser.add_argument("--corpora", nargs="*", default=None, help="only these (part B)")
     args = parser.parse_args()
     all_corpora = corpora(args.data)
     given = part_a(all_corpora, args.examples)
     if args.judge:
-        asyncio.run(part_b(get_model(args.judge), all_corpora, given, args.rewordings))
+        chosen = [c for c in all_corpora if args.corpora is None or c.name in args.corpora]
+        asyncio.run(part_b(get_model(args.judge), chosen, given, args.rewordings))
 
 
 if __name__ == "__main__":
