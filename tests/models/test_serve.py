@@ -56,7 +56,9 @@ def test_cli_reports_a_bad_model_without_a_traceback() -> None:
         ("openai-api/longform/qwen2.5-coder-1.5b", "gguf/qwen2.5-coder-1.5b"),
         ("openai-api/vllm-box/smollm2-135m", "gguf/smollm2-135m"),
         ("openai-api/longform/my-model", None),
-        ("openai/qwen2.5-coder-1.5b", None),  # an API model of that name is not the file
+        # the same server through Inspect's `openai` provider (OPENAI_BASE_URL) is the same model
+        ("openai/qwen2.5-coder-1.5b", "gguf/qwen2.5-coder-1.5b"),
+        ("vllm/smollm2-135m", "gguf/smollm2-135m"),
         ("gguf/qwen2.5-coder-1.5b", None),
         ("qwen2.5-coder-1.5b", None),
     ],

@@ -193,6 +193,21 @@ def test_the_openai_provider_stops_a_judge_with_one_short_error_naming_the_fix(
     assert len(_model_events(dropped)) < 186  # the probe judge's other calls were cancelled
 
 
+def test_auto_mode_through_the_openai_provider_says_it_changed_the_method(
+    server: str, summaries: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_BASE_URL", server)
+    monkeypatch.setenv("OPENAI_API_KEY", "local")
+    # The packaged model through the Responses API, which refuses log-probabilities: not the
+    # probe method its name calls for, but the paper's sentence method, said and recorded.
+    log = _run(BOOOKSCORE, tmp_path, model=f"openai/{MODEL}", score_only=True, data=str(summaries))
+    assert log.status == "success", log.error
+    assert log.samples
+    metadata = log.samples[0].scores["booookscore"].metadata or {}  # type: ignore[index]
+    assert metadata["mode"] == "sentence" and "no log-probabilities" in metadata["mode_note"]
+    assert sum("auto mode asks the judge" in w for w in _warnings(log)) == 1
+
+
 def _documented_serve_block() -> list[str]:
     """The commands of docs/running.md's "Served and API models" section, in order."""
     text = (REPO / "docs" / "running.md").read_text(encoding="utf-8")

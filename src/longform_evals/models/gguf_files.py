@@ -139,17 +139,15 @@ def cache_dir() -> Path:
     return Path(root).expanduser() / "models"
 
 
-_OPENAI_COMPATIBLE = ("openai-api",)
-"""Inspect providers whose model names are `<provider>/<service>/<model>` (served models)."""
-
-
 def packaged_equivalent(model_name: str) -> str | None:
-    """`gguf/<name>` when `model_name` is an OpenAI-compatible served model named after a
-    packaged model (`openai-api/<service>/qwen2.5-coder-1.5b`, as `longform serve` names it);
-    else None. Such a judge gets the packaged model's mode, calibration and judge card."""
+    """`gguf/<name>` when `model_name` is a served model named after a packaged model, through
+    any provider (`openai-api/<service>/qwen2.5-coder-1.5b`, as `longform serve` names it,
+    `openai/qwen2.5-coder-1.5b`, `vllm/qwen2.5-coder-1.5b`); else None. Such a judge is that
+    model: it gets the packaged model's calibration and judge card, and the packaged model's
+    mode where its provider returns what that mode reads (`judges/coherence/judges.py`)."""
     parts = model_name.split("/")
-    if len(parts) == 3 and parts[0] in _OPENAI_COMPATIBLE and parts[2] in MODELS:
-        return f"gguf/{parts[2]}"
+    if len(parts) >= 2 and parts[0] != "gguf" and parts[-1] in MODELS:
+        return f"gguf/{parts[-1]}"
     return None
 
 

@@ -9,7 +9,7 @@ yes/no answers are then read from their words.
 
 from __future__ import annotations
 
-from inspect_ai.model import Model, ModelOutput
+from inspect_ai.model import GenerateConfig, Model, ModelOutput
 
 from longform_evals.models.announce import announce
 from longform_evals.models.judge_errors import (
@@ -23,6 +23,7 @@ __all__ = [
     "SERVED_MODELS_DOC",
     "LogprobsRefusedError",
     "has_logprobs",
+    "logprobs_missing",
     "note_missing_logprobs",
     "refusal",
     "refusal_advice",
@@ -78,3 +79,28 @@ def note_missing_logprobs(model: Model, output: ModelOutput) -> None:
             f"calibrated thresholds act on words). {refusal_advice(str(model))} "
             f"({SERVED_MODELS_DOC}).",
         )
+
+
+_ANSWERED: dict[str, str | None] = {}
+"""What :func:`logprobs_missing` found per judge (and base URL) in this process."""
+_ASK = "Is the sky blue on a clear day? Answer yes or no."
+
+
+async def logprobs_missing(model: Model) -> str | None:
+    """Why ``model``'s provider gives no log-probabilities (None when it gives them), found by
+    one call of a single token asking for them (through Inspect's model API, so the call is
+    in the log), once per model and process. A provider that refuses the request counts as
+    giving none; any other error is raised."""
+    key = f"{model}@{model.api.base_url or ''}"
+    if key not in _ANSWERED:
+        config = GenerateConfig(temperature=0.0, max_tokens=1, logprobs=True, top_logprobs=2)
+        try:
+            output = await model.generate(_ASK, config=config)
+        except Exception as exc:
+            refused = refusal(model, exc)
+            if refused is None:
+                raise
+            _ANSWERED[key] = f"its provider refused a request for them ({error_gist(exc)})"
+        else:
+            _ANSWERED[key] = None if has_logprobs(output) else "its provider answered without them"
+    return _ANSWERED[key]

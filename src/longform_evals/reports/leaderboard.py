@@ -26,6 +26,7 @@ from longform_evals.analysis.intervals import Interval, bootstrap_interval, shar
 from longform_evals.data.sources import DATA_SOURCE_KEY
 from longform_evals.judges.calibration_files import read_calibration
 from longform_evals.judges.cards import card_headline
+from longform_evals.judges.coherence.judges import MODE_NOTE
 from longform_evals.judges.text_check import READING_DECIDED
 from longform_evals.log_keys import BUDGET_ERROR, PLAN_METADATA
 from longform_evals.log_store import StoreError, check_readable, is_url, resolve
@@ -88,6 +89,9 @@ class Row:
     budget_refused: int
     parse_failure_rate: float
     self_judged: bool = False
+    mode_note: str | None = None
+    """Why the judge was asked in another mode than its name calls for (`auto` without the
+    log-probabilities the packaged judge's probe method reads), as its scores record it."""
     reading_decided: int = 0
     """Sentences whose score came from a reading without suspect pieces rather than from the
     sentence as written (`READING_DECIDED`, summed over the samples' judged scores)."""
@@ -125,6 +129,8 @@ class Row:
             out.append(f"parse failures {100 * self.parse_failure_rate:.0f} %")
         if self.self_judged:
             out.append("self-judged")
+        if self.mode_note:
+            out.append(f"judge mode {self.judge_mode}: no log-probabilities from its provider")
         if self.reading_decided:
             n = self.reading_decided
             out.append(f"{n} sentence{'s' if n != 1 else ''} scored by a reading")
@@ -183,7 +189,7 @@ def _sample_facts(sample: EvalSample) -> dict[str, Any]:
     """What the leaderboard needs of one full sample, as JSON."""
     scores = {}
     judges: list[str] = []
-    mode = None
+    mode = note = None
     cards = []
     for name, score in (sample.scores or {}).items():
         value = score.value
@@ -194,6 +200,7 @@ def _sample_facts(sample: EvalSample) -> dict[str, Any]:
         if isinstance(used, str) and used and used not in judges:
             judges.append(used)
         mode = mode or meta.get("mode")
+        note = note or meta.get(MODE_NOTE)
         if CARD_METADATA in meta:
             cards.append(meta[CARD_METADATA])
     model_events = [e for e in sample.events if e.event == "model"]
@@ -212,6 +219,7 @@ def _sample_facts(sample: EvalSample) -> dict[str, Any]:
         "scores": scores,
         "judges": judges,
         "mode": mode,
+        "mode_note": note,
         "judge_cards": cards,
         "error": sample.error.message if sample.error else None,
         "calls": len(model_events),
@@ -731,6 +739,7 @@ def _row(key: tuple[str, str, str | None], ev: Mapping[str, Any], frame: Any) ->
         budget_refused=refused,
         parse_failure_rate=sum(parse) / len(parse) if parse else 0.0,
         reading_decided=round(sum(by_reading)),
+        mode_note=next((str(f["mode_note"]) for _, f in facts if f.get("mode_note")), None),
         input_tokens=costs["input_tokens"],
         output_tokens=costs["output_tokens"],
         cache_read_tokens=costs["cache_read_tokens"],

@@ -39,7 +39,7 @@ from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 
 from longform_evals.judges.coherence.error_types import ERROR_TYPES
-from longform_evals.judges.coherence.judges import CoherenceJudging, resolve_mode
+from longform_evals.judges.coherence.judges import CoherenceJudging, chosen_mode
 from longform_evals.judges.coherence.paper import SentenceVerdict
 from longform_evals.judges.coherence.probe import PROBES
 from longform_evals.judges.statement_parts import sentence_readings
@@ -255,7 +255,7 @@ def booookscore(
         summary = state.output.completion if state.output else ""
         check = check_text(summary, judged=True)
         grader = grader_model(model, model_role)
-        mode = resolve_mode(judging.mode, grader)
+        mode, _ = await chosen_mode(judging.mode, grader)
         if not check.problem:
             plan = coherence_plan(
                 mode, check.sentences, judging.batch_size, judging.layout, judging.readings

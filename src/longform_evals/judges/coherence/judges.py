@@ -53,19 +53,27 @@ from longform_evals.judges.registry import (
     register_judge,
 )
 from longform_evals.judges.unit_judge import JudgedUnits, UnitVerdict
+from longform_evals.models.announce import announce
 from longform_evals.models.gguf_files import packaged_equivalent
 from longform_evals.models.grader import GRADER_ROLE, grader_model
-from longform_evals.models.replay import stands_for
+from longform_evals.models.logprobs import logprobs_missing, refusal_advice
+from longform_evals.models.replay import ReplayModelAPI, stands_for
 from longform_evals.vocabulary import ScorerMode
 
 __all__ = [
+    "MODE_NOTE",
     "CoherenceJudge",
     "CoherenceJudging",
     "CoherenceUnitJudge",
+    "chosen_mode",
     "coherence_modes",
     "resolve_mode",
     "unit_verdict",
 ]
+
+
+MODE_NOTE = "mode_note"
+"""Score metadata key: why the judge was asked in another mode than its name calls for."""
 
 
 def coherence_modes() -> tuple[str, ...]:
@@ -90,6 +98,34 @@ def resolve_mode(mode: ScorerMode, model: Model) -> str:
     paper's method otherwise. The `fitted` judge is not chosen by `auto`: it agrees better with
     people's labels but does not react to a single planted error (docs/judges.md)."""
     return mode_for_judge(mode, stands_for(model))
+
+
+async def chosen_mode(mode: ScorerMode, model: Model) -> tuple[str, str | None]:
+    """The mode a coherence judge is asked in, and a note where `auto` takes another method
+    than the judge's name calls for.
+
+    `auto` picks the probe method for a judge that is (or serves) a packaged model, whose
+    calibration is for that method; a judge reached through a provider (a server under any
+    route, `openai/` included) gets it only when the provider returns log-probabilities, which
+    one call finds out (:func:`logprobs_missing`). Without them the judge is asked in the
+    paper's sentence method, and that is said once in the run's log and recorded in each
+    score (`mode_note`), so a leaderboard row names it.
+    """
+    resolved = resolve_mode(mode, model)
+    name = str(model)
+    in_process = name.startswith("gguf/") or stands_for(model) == name
+    if mode != "auto" or resolved != "probe" or in_process or isinstance(model.api, ReplayModelAPI):
+        return resolved, None
+    missing = await logprobs_missing(model)
+    if missing is None:
+        return resolved, None
+    note = (
+        f"auto mode asks the judge {name} in the paper's sentence method, not the probe "
+        f"method its packaged model ({stands_for(model)}) is calibrated for: it gives no "
+        f"log-probabilities ({missing}). {refusal_advice(name)}"
+    )
+    announce(("auto mode", name), note)
+    return "sentence", note
 
 
 def mode_for_judge(mode: str, judge: str | None) -> str:
@@ -164,11 +200,13 @@ class CoherenceJudging(LoggedFields):
     async def _ask(
         self, judge: Model, sentences: list[str]
     ) -> tuple[list[SentenceVerdict], int, dict[str, Any]]:
-        resolved = resolve_mode(self.mode, judge)
+        resolved, note = await chosen_mode(self.mode, judge)
         # A card measures the packaged calibration: with another one, no card applies.
         own = self.calibration is None and self.threshold is None
         card = card_name(stands_for(judge), "coherence", resolved) if own else None
         extra: dict[str, Any] = {"mode": resolved, "judge_card": card}
+        if note:
+            extra[MODE_NOTE] = note
         ask = judge_entry("coherence", resolved).run
         verdicts, calls = await ask(self, judge, sentences, extra)
         return verdicts, calls, extra
