@@ -320,8 +320,8 @@ def test_a_task_scores_the_same_from_a_replayed_judge(tmp_path: Path) -> None:
 def test_a_replay_stands_for_its_recorded_model(tmp_path: Path) -> None:
     """`judge_mode=auto` picks the method by the judge's provider; a replay of a GGUF judge
     must get the probe mode that judge gets, whatever the replay is called."""
-    from longform_evals.models.replay import stands_for
     from longform_evals.judges.coherence.judges import resolve_mode
+    from longform_evals.models.replay import stands_for
 
     path = tmp_path / "judge.jsonl"
     recorder = _recorder(path, "recorded")
