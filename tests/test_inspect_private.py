@@ -4,6 +4,8 @@ tests fail on an Inspect release that moves or changes it, before a user's run d
 from __future__ import annotations
 
 import sys
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -89,3 +91,27 @@ def test_model_calls_kept_keeps_every_request_record() -> None:
     assert asyncio.run(calls("kept_default", kept=False)) == [True] * 5 + [False] * 3 + [None]
     # ... and, inside the context, every one.
     assert asyncio.run(calls("kept_inside", kept=True)) == [True] * 8 + [None]
+
+
+def test_active_run_names_the_log_of_the_running_sample(tmp_path: Path) -> None:
+    from inspect_ai import Task, eval
+    from inspect_ai.dataset import Sample
+    from inspect_ai.solver import Generate, TaskState, solver
+
+    from longform_evals.inspect_private import active_run
+
+    seen: list[str] = []
+
+    @solver
+    def note_run() -> Any:
+        async def solve(state: TaskState, generate: Generate) -> TaskState:
+            seen.append(active_run())
+            return state
+
+        return solve
+
+    task = Task(dataset=[Sample(input="a"), Sample(input="b")], solver=note_run())
+    [log] = eval(task, model="scripted/x", log_dir=str(tmp_path), display="none")
+    assert active_run() == ""  # outside a sample
+    assert len(seen) == 2 and len(set(seen)) == 1 and seen[0].endswith(".eval")
+    assert Path(seen[0]).name == Path(log.location).name

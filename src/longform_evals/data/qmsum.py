@@ -42,7 +42,7 @@ from typing import Any
 from inspect_ai.dataset import Sample
 
 from longform_evals.data.files import folder_files, source_kind
-from longform_evals.data.ids import id_key, spelled_as
+from longform_evals.data.ids import SampleIds
 from longform_evals.data.jsonl import (
     DataError,
     check_size,
@@ -227,17 +227,11 @@ def load_qmsum(source: str | Path, query_types: Sequence[str] | str = QUERY_TYPE
     """
     wanted = _check_query_types(query_types)
     path = Path(source)
-    seen: dict[str, tuple[str, str]] = {}
+    seen = SampleIds()
     items: list[ReadingQuestion] = []
     for record, where, fallback in _meetings(path):
         meeting_id = _meeting_id(record, where, fallback)
-        first = seen.get(id_key(meeting_id))
-        if first is not None:
-            raise DataError(
-                f"{where}: meeting id {meeting_id!r} already used at {first[0]}"
-                f"{spelled_as(first[1], meeting_id)}"
-            )
-        seen[id_key(meeting_id)] = (where, meeting_id)
+        seen.add(meeting_id, where, "meeting id")
         items.extend(_meeting_questions(record, where, meeting_id, wanted))
     if not items:
         raise DataError(f"{path}: holds no queries of type {' or '.join(wanted)}")

@@ -31,7 +31,7 @@ from typing import Any
 
 from inspect_ai.dataset import Sample
 
-from longform_evals.data.ids import SampleIds, id_key, spelled_as
+from longform_evals.data.ids import SampleIds
 from longform_evals.data.jsonl import DataError, jsonl_records, require_text
 from longform_evals.data.reading_samples import (
     bounded_int,
@@ -145,18 +145,11 @@ def _story_samples(record: Mapping[str, Any], where: str) -> tuple[str, list[Sam
 
 
 def _collect(records: Iterable[tuple[Mapping[str, Any], str]], origin: str) -> list[Sample]:
-    seen: dict[str, tuple[str, str]] = {}
-    ids = SampleIds()
+    stories, ids = SampleIds(), SampleIds()
     samples: list[Sample] = []
     for record, where in records:
         doc_id, story = _story_samples(require_mapping(record, where), where)
-        first = seen.get(id_key(doc_id))
-        if first is not None:
-            raise DataError(
-                f"{where}: story id {doc_id!r} already used at {first[0]}"
-                f"{spelled_as(first[1], doc_id)}"
-            )
-        seen[id_key(doc_id)] = (where, doc_id)
+        stories.add(doc_id, where, "story id")
         for sample in story:
             ids.add(str(sample.id), where, "sample id (built from 'metadata.passage_id')")
         samples.extend(story)

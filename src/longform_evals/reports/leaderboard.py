@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import errno
 import inspect
-import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -37,6 +36,8 @@ from longform_evals.reports.leaderboard_settings import (
     run_settings,
     what_differs,
 )
+from longform_evals.reports.leaderboard_settings import loads as _loads
+from longform_evals.reports.leaderboard_settings import present as _present
 from longform_evals.scorers.results import result_values
 from longform_evals.tasks.card import Headline
 from longform_evals.tasks.cards import TASK_CARDS
@@ -389,19 +390,6 @@ def _readable_logs(names: Sequence[str]) -> tuple[list[str], list[tuple[str, str
         else:
             readable.append(name)
     return readable, unreadable
-
-
-def _present(value: Any) -> bool:
-    """Not a missing cell of a data frame (None, NaN or pandas' NA)."""
-    import pandas as pd
-
-    return not (value is None or (pd.api.types.is_scalar(value) and bool(pd.isna(value))))
-
-
-def _loads(value: Any) -> Any:
-    if isinstance(value, str) and value[:1] in "{[":
-        return json.loads(value)
-    return value if _present(value) else None
 
 
 def experiment(

@@ -16,7 +16,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-__all__ = ["SCHEDULING", "Experiment", "RunSettings", "differing", "run_settings", "what_differs"]
+__all__ = [
+    "SCHEDULING",
+    "Experiment",
+    "RunSettings",
+    "differing",
+    "loads",
+    "present",
+    "run_settings",
+    "what_differs",
+]
 
 SCHEDULING = frozenset(
     {
@@ -62,30 +71,32 @@ def _canonical(value: Any) -> str:
     return json.dumps(value, sort_keys=True, default=str)
 
 
-def _loaded(value: Any) -> Any:
+def present(value: Any) -> bool:
+    """Not a missing cell of a data frame (None, NaN or pandas' NA)."""
+    import pandas as pd
+
+    return not (value is None or (pd.api.types.is_scalar(value) and bool(pd.isna(value))))
+
+
+def loads(value: Any) -> Any:
+    """A cell of Inspect's evals frame: a JSON object or list read, a missing cell None."""
     if isinstance(value, str) and value[:1] in "{[":
-        try:
-            return json.loads(value)
-        except ValueError:
-            return value
-    return value
+        return json.loads(value)
+    return value if present(value) else None
 
 
 def _answering(config: Any) -> dict[str, Any]:
     """The generation settings of ``config`` that were set and change answers."""
-    config = _loaded(config)
+    config = loads(config)
     if not isinstance(config, Mapping):
         return {}
     return {k: v for k, v in config.items() if v is not None and k not in SCHEDULING}
 
 
-def _present(value: Any) -> bool:
-    """Set: not a missing cell of a data frame (None, NaN, pandas' NA), nor empty."""
-    import pandas as pd
-
-    if value is None or (pd.api.types.is_scalar(value) and bool(pd.isna(value))):
-        return False
-    return not (isinstance(value, str | list | dict) and not value)
+def _given(ev: Mapping[str, Any], column: str) -> Any:
+    """A column's value, None where it is missing or empty."""
+    value = loads(ev.get(column))
+    return None if isinstance(value, str | list | dict) and not value else value
 
 
 def run_settings(ev: Mapping[str, Any], roles: Mapping[str, Any]) -> RunSettings:
@@ -93,7 +104,7 @@ def run_settings(ev: Mapping[str, Any], roles: Mapping[str, Any]) -> RunSettings
     judged it (empty where no judge is bound)."""
     judge = {}
     for name, role in sorted(roles.items()):
-        role = _loaded(role)
+        role = loads(role)
         if isinstance(role, Mapping):
             judge[name] = {
                 "args": role.get("args") or {},
@@ -101,13 +112,13 @@ def run_settings(ev: Mapping[str, Any], roles: Mapping[str, Any]) -> RunSettings
                 "base_url": role.get("base_url"),
             }
     column = {
-        "task_version": ev.get("task_version") if _present(ev.get("task_version")) else None,
-        "epochs": ev.get("epochs") if _present(ev.get("epochs")) else None,
+        "task_version": _given(ev, "task_version"),
+        "epochs": _given(ev, "epochs"),
         "judge": judge,
     }
     row = {
-        "model_args": _loaded(args) if _present(args := ev.get("model_args_json")) else None,
-        "base_url": ev.get("model_base_url") if _present(ev.get("model_base_url")) else None,
+        "model_args": _given(ev, "model_args_json"),
+        "base_url": _given(ev, "model_base_url"),
         "generate": _answering(ev.get("model_generate_config")),
     }
     return RunSettings(_canonical(column), {k: v for k, v in row.items() if v})

@@ -98,20 +98,26 @@ def parse_record(
         data = json.loads(text, parse_constant=_reject_constant)
     except (ValueError, RecursionError) as e:
         return BadFile(location, f"is not JSON ({str(e)[:80]})")
+    problem = _problem(data, fields)
+    return data if problem is None else BadFile(location, problem)
+
+
+def _problem(data: Any, fields: Mapping[str, Field]) -> str | None:
+    """What is wrong with ``data`` as an object of exactly ``fields`` (None: nothing)."""
     if not isinstance(data, dict):
-        return BadFile(location, f"holds a {type(data).__name__}, not an object")
+        return f"holds a {type(data).__name__}, not an object"
     unknown = sorted(set(data) - set(fields))
     if unknown:
-        return BadFile(location, f"has unknown field(s) {', '.join(map(repr, unknown[:5]))}")
+        return f"has unknown field(s) {', '.join(map(repr, unknown[:5]))}"
     for name, spec in fields.items():
         if name not in data:
             if spec.optional:
                 continue
-            return BadFile(location, f"has no {name!r}")
+            return f"has no {name!r}"
         problem = spec.check(data[name])
         if problem is not None:
-            return BadFile(location, f"{name!r} {problem}")
-    return data
+            return f"{name!r} {problem}"
+    return None
 
 
 def finite(low: float, high: float) -> Callable[[Any], str | None]:
@@ -153,7 +159,6 @@ def record(fields: Mapping[str, Field]) -> Callable[[Any], str | None]:
     """A check: a nested object with exactly ``fields``."""
 
     def check(value: Any) -> str | None:
-        found = parse_record("", json.dumps(value), fields)
-        return found.problem if isinstance(found, BadFile) else None
+        return _problem(value, fields)
 
     return check
